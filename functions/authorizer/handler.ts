@@ -1,0 +1,52 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { bearerToken, hashApiKey } from '../../shared/domain/api-key.js';
+import type { Principal } from '../../shared/domain/tenant.js';
+import { toAuthorizerContext } from '../../shared/http/auth-context.js';
+import { headerValue } from '../../shared/http/responses.js';
+import type { KeyStore } from '../../shared/ports.js';
+
+export interface AuthorizerDeps {
+  keys: KeyStore;
+  logger: Logger;
+}
+
+/**
+ * The resource the policy allows: every method and path of the stage, so that a cached policy serves
+ * every route (API Gateway caches one policy per Authorization header, whatever the route).
+ */
+function stageWildcard(methodArn: string): string {
+  const [arnPrefix, apiId, stage] = methodArn.split('/');
+  return `${arnPrefix}/${apiId}/${stage}/*`;
+}
+
+/**
+ * The REQUEST authorizer: maps `Authorization: Bearer <key>` to the key's tenant and limits. An unknown,
+ * revoked or malformed key throws `Unauthorized`, which API Gateway answers with 401.
+ */
+export function createAuthorizerHandler({ keys, logger }: AuthorizerDeps) {
+  return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>()
+    .use(injectLambdaContext(logger))
+    .handler(async (event) => {
+      const token = bearerToken(headerValue(event.headers, 'authorization'));
+      const found = token === null ? null : await keys.findByHash(hashApiKey(token));
+      if (!found || found.key.status !== 'active') throw new Error('Unauthorized');
+      const { key, tenant } = found;
+      const principal: Principal = {
+        tenantId: tenant.tenant_id,
+        keyId: key.key_id,
+        limits: { ...tenant.limits, rate: key.rate ?? tenant.limits.rate, burst: key.burst ?? tenant.limits.burst },
+      };
+      return {
+        principalId: tenant.tenant_id,
+        policyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }],
+        },
+        context: toAuthorizerContext(principal),
+        usageIdentifierKey: key.key_id,
+      };
+    });
+}

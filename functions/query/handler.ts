@@ -1,0 +1,65 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../../shared/domain/errors.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
+import type { SearchHit } from '../../shared/domain/record.js';
+import { parseSearchParams } from '../../shared/domain/validation.js';
+import { principalOf, requirePrincipal } from '../../shared/http/auth-context.js';
+import { httpErrors } from '../../shared/http/error-handler.js';
+import { jsonResult } from '../../shared/http/responses.js';
+import type { SearchIndex, UsageMeter } from '../../shared/ports.js';
+
+export interface QueryHandlerDeps {
+  search: SearchIndex;
+  usage: UsageMeter;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** One result element, with its fields in the order the interface lists them. */
+function toResult(hit: SearchHit) {
+  return {
+    id: hit.id,
+    agent_id: hit.agent_id,
+    type: hit.type,
+    title: hit.title,
+    body: hit.body,
+    client: hit.client,
+    created_at: hit.created_at,
+    metadata: hit.metadata,
+    rank: hit.rank,
+    classification: hit.classification,
+  };
+}
+
+/**
+ * `GET /api/v1/query` (memory_recall): searches the tenant's records. The search runs first and is
+ * counted only when it succeeds, so a failed search never uses quota; when the quota is used up the
+ * answer is 429 `query_quota_exceeded` with the seconds to the next UTC month.
+ */
+export function createQueryHandler({ search, usage, logger, now = () => new Date() }: QueryHandlerDeps) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger))
+    .use(httpErrors(logger))
+    .use(requirePrincipal())
+    .handler(async (event) => {
+      const { tenantId, limits } = principalOf(event);
+      const params = parseSearchParams(event.queryStringParameters ?? {});
+      const hits = await search.search(tenantId, {
+        text: parseQuery(params.q),
+        agent_id: params.agent_id,
+        type: params.type,
+        client: params.client,
+        since: params.since,
+        limit: params.limit,
+      });
+      const at = now();
+      if (!(await usage.countQuery(tenantId, quotaMonth(at), limits.queryQuota))) {
+        throw new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
+      }
+      return jsonResult(200, hits.map(toResult));
+    });
+}

@@ -1,0 +1,76 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createAuthorizerHandler } from '../functions/authorizer/handler.js';
+import { createClassifierWorker } from '../functions/classifier/handler.js';
+import { createClassifyHandler } from '../functions/classify/handler.js';
+import { createQueryHandler } from '../functions/query/handler.js';
+import { createRecordHandler } from '../functions/record/handler.js';
+import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
+import { keywordBaselineClassifier } from '../shared/classifiers/keyword-baseline.js';
+import type { LocalConfig } from './config.js';
+import { createGatewayServer, type Route } from './gateway.js';
+import { JobLoop } from './job-loop.js';
+import { createTenantWithKey, type IssuedKey } from './tenants.js';
+
+export interface LocalService {
+  /** The base URL, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  server: Server;
+  adapters: SqliteAdapters;
+  /** The key of the `default` tenant when this start created it (first start on an empty data directory). */
+  firstKey: IssuedKey | null;
+  /** Stops taking requests, lets those in flight finish, stops the job loop and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The local composition root: SQLite adapters, the same Lambda handlers as on AWS, a gateway that plays
+ * API Gateway and the authorizer, and a job loop that plays SQS for the classifier.
+ */
+export async function startLocalService(config: LocalConfig): Promise<LocalService> {
+  const logger = new Logger({ serviceName: 'memory', logLevel: config.logLevel });
+  const adapters = openSqliteAdapters(config.databaseFile);
+  const { records, search, keys, usage, jobs } = adapters;
+  const classifier = keywordBaselineClassifier;
+
+  const firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
+
+  const record = createRecordHandler({ records, logger });
+  const classify = createClassifyHandler({ classifier, logger });
+  const routes: Route[] = [
+    { method: 'POST', path: '/api/v1/record', name: 'record', handler: record },
+    { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger }) },
+    { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
+    { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },
+  ];
+  const server = createGatewayServer({
+    routes,
+    authorizer: createAuthorizerHandler({ keys, logger }),
+    logger,
+    authCacheMs: config.authCacheMs,
+  });
+  const loop = new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger }), logger, pollMs: config.jobPollMs });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  loop.start();
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const forced = setTimeout(() => server.closeAllConnections(), 10_000);
+      await closed;
+      clearTimeout(forced);
+      await loop.stop();
+      adapters.close();
+    })());
+
+  return { url: `http://${host}:${port}`, server, adapters, firstKey, close };
+}

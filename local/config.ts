@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { Limits } from '../shared/domain/tenant.js';
+
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * Every setting of the local runtime and the admin CLI, read from the environment once. docs/api.md and
+ * the README list them; the defaults are what a laptop needs.
+ */
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  MEMORY_DATA_DIR: z.string().min(1).default('./.memory'),
+  MEMORY_DEFAULT_RECORD_QUOTA: z.coerce.number().int().nonnegative().default(100_000),
+  MEMORY_DEFAULT_QUERY_QUOTA: z.coerce.number().int().nonnegative().default(1_000_000),
+  MEMORY_DEFAULT_RATE: z.coerce.number().positive().default(20),
+  MEMORY_DEFAULT_BURST: positiveInt.default(40),
+  MEMORY_AUTH_CACHE_SECONDS: z.coerce.number().min(0).max(4).default(2),
+  MEMORY_JOB_POLL_MS: positiveInt.default(250),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL', 'TRACE']).default('INFO'),
+});
+
+export interface LocalConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** The one database file under the data directory. */
+  databaseFile: string;
+  defaultLimits: Limits;
+  authCacheMs: number;
+  jobPollMs: number;
+  logLevel: z.output<typeof configSchema>['LOG_LEVEL'];
+}
+
+/** Reads and validates the configuration; throws with every problem listed. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const c = parsed.data;
+  const dataDir = resolve(c.MEMORY_DATA_DIR);
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    dataDir,
+    databaseFile: resolve(dataDir, 'memory.db'),
+    defaultLimits: {
+      recordQuota: c.MEMORY_DEFAULT_RECORD_QUOTA,
+      queryQuota: c.MEMORY_DEFAULT_QUERY_QUOTA,
+      rate: c.MEMORY_DEFAULT_RATE,
+      burst: c.MEMORY_DEFAULT_BURST,
+    },
+    authCacheMs: c.MEMORY_AUTH_CACHE_SECONDS * 1000,
+    jobPollMs: c.MEMORY_JOB_POLL_MS,
+    logLevel: c.LOG_LEVEL,
+  };
+}

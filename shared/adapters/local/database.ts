@@ -1,0 +1,118 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = Database.Database;
+
+/**
+ * Schema migrations, applied in order and tracked in `PRAGMA user_version`. Append; never edit a shipped one.
+ *
+ * `records_fts` is a contentless FTS5 table (the text lives once, in `records`) whose rowid is the record's
+ * `seq`. Its `tenant` column holds one token per record, so a search intersects the tenant's posting list
+ * with the query's instead of filtering other tenants' matches afterwards; bm25() gives that column weight 0.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE tenants (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    record_quota INTEGER NOT NULL,
+    query_quota INTEGER NOT NULL,
+    rate REAL NOT NULL,
+    burst INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    key_hash TEXT NOT NULL UNIQUE,
+    rate REAL,
+    burst INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  ) STRICT;
+  CREATE INDEX api_keys_tenant ON api_keys(tenant_id, created_at);
+
+  CREATE TABLE records (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    client TEXT,
+    metadata TEXT,
+    created_at TEXT NOT NULL,
+    classification TEXT
+  ) STRICT;
+  CREATE INDEX records_tenant_recent ON records(tenant_id, created_at DESC, seq DESC);
+
+  CREATE VIRTUAL TABLE records_fts USING fts5(
+    title, body, tenant,
+    content = '', contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+
+  CREATE TABLE usage (
+    tenant_id TEXT NOT NULL,
+    month TEXT NOT NULL,
+    records INTEGER NOT NULL DEFAULT 0,
+    queries INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (tenant_id, month)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE idempotency_keys (
+    tenant_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
+
+  CREATE TABLE classification_jobs (
+    id INTEGER PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'ready' CHECK (state IN ('ready', 'dead')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    available_at INTEGER NOT NULL,
+    last_error TEXT
+  ) STRICT;
+  CREATE INDEX classification_jobs_ready ON classification_jobs(state, available_at);
+  `,
+];
+
+/**
+ * Opens (and creates or migrates) the service's database.
+ *
+ * Durability: WAL with `synchronous = FULL`. In WAL mode FULL syncs the log at every commit, so a
+ * transaction that has returned survives a power cut as well as a process crash; NORMAL would survive
+ * `kill -9` but could lose the last commits on power loss, which breaks the promise that a 201 is durable.
+ * `busy_timeout` lets the admin CLI and the server share the file.
+ */
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const apply = db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }
+  });
+  apply.immediate();
+}

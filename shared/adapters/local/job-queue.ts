@@ -1,0 +1,52 @@
+import type { ClaimedJob, ClassificationJob, JobQueue } from '../../ports.js';
+import type { Db } from './database.js';
+
+interface JobRow {
+  id: number;
+  tenant_id: string;
+  record_id: string;
+  attempts: number;
+}
+
+/**
+ * The classification outbox on SQLite. SqliteRecordStore writes a job in the record's own transaction;
+ * the local job loop claims jobs with a lease, so a job whose worker died comes back when the lease ends.
+ */
+export class SqliteJobQueue implements JobQueue {
+  constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {}
+
+  async enqueue(jobs: ClassificationJob[]): Promise<void> {
+    const insert = this.db.prepare('INSERT INTO classification_jobs (tenant_id, record_id, available_at) VALUES (?, ?, ?)');
+    const now = this.clock();
+    this.db.transaction(() => jobs.forEach((job) => insert.run(job.tenant_id, job.record_id, now)))();
+  }
+
+  async claim(max: number, leaseMs: number): Promise<ClaimedJob[]> {
+    const now = this.clock();
+    const rows = this.db
+      .prepare<[number, number, number], JobRow>(
+        `UPDATE classification_jobs SET available_at = ?, attempts = attempts + 1
+         WHERE id IN (SELECT id FROM classification_jobs WHERE state = 'ready' AND available_at <= ? ORDER BY id LIMIT ?)
+         RETURNING id, tenant_id, record_id, attempts`,
+      )
+      .all(now + leaseMs, now, max);
+    return rows
+      .sort((a, b) => a.id - b.id)
+      .map((r) => ({ jobId: String(r.id), tenant_id: r.tenant_id, record_id: r.record_id, attempts: r.attempts }));
+  }
+
+  async complete(jobIds: string[]): Promise<void> {
+    const del = this.db.prepare('DELETE FROM classification_jobs WHERE id = ?');
+    this.db.transaction(() => jobIds.forEach((id) => del.run(Number(id))))();
+  }
+
+  async retry(jobId: string, error: string, delayMs: number, maxAttempts: number): Promise<void> {
+    this.db
+      .prepare(
+        `UPDATE classification_jobs
+         SET available_at = ?, last_error = ?, state = CASE WHEN attempts >= ? THEN 'dead' ELSE 'ready' END
+         WHERE id = ?`,
+      )
+      .run(this.clock() + delayMs, error.slice(0, 2000), maxAttempts, Number(jobId));
+  }
+}

@@ -1,0 +1,130 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { ApiKeyInfo, Tenant } from '../../domain/tenant.js';
+import type { KeyLookup, KeyStore, NewTenant } from '../../ports.js';
+import type { Db } from './database.js';
+
+interface TenantRow {
+  id: string;
+  name: string;
+  record_quota: number;
+  query_quota: number;
+  rate: number;
+  burst: number;
+  created_at: string;
+}
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  rate: number | null;
+  burst: number | null;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function toTenant(row: TenantRow): Tenant {
+  return {
+    tenant_id: row.id,
+    name: row.name,
+    limits: { recordQuota: row.record_quota, queryQuota: row.query_quota, rate: row.rate, burst: row.burst },
+    created_at: row.created_at,
+  };
+}
+
+function toKey(row: KeyRow): ApiKeyInfo {
+  return {
+    key_id: row.id,
+    tenant_id: row.tenant_id,
+    status: row.status,
+    rate: row.rate,
+    burst: row.burst,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+const KEY_COLUMNS = 'id, tenant_id, rate, burst, status, created_at, revoked_at';
+
+/** Tenants and API keys on SQLite. Keys are stored as SHA-256 hashes only. */
+export class SqliteKeyStore implements KeyStore {
+  constructor(private readonly db: Db, private readonly now: () => Date = () => new Date()) {}
+
+  async createTenant({ name, limits }: NewTenant): Promise<Tenant> {
+    const at = this.now();
+    const row: TenantRow = {
+      id: uuidv7({ msecs: at.getTime() }),
+      name,
+      record_quota: limits.recordQuota,
+      query_quota: limits.queryQuota,
+      rate: limits.rate,
+      burst: limits.burst,
+      created_at: at.toISOString(),
+    };
+    this.db
+      .prepare(
+        `INSERT INTO tenants (id, name, record_quota, query_quota, rate, burst, created_at)
+         VALUES (@id, @name, @record_quota, @query_quota, @rate, @burst, @created_at)`,
+      )
+      .run(row);
+    return toTenant(row);
+  }
+
+  async getTenant(tenantId: string): Promise<Tenant | null> {
+    const row = this.db.prepare<[string], TenantRow>('SELECT * FROM tenants WHERE id = ?').get(tenantId);
+    return row ? toTenant(row) : null;
+  }
+
+  async listTenants(): Promise<Tenant[]> {
+    return this.db.prepare<[], TenantRow>('SELECT * FROM tenants ORDER BY created_at, id').all().map(toTenant);
+  }
+
+  async createKey(
+    tenantId: string,
+    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null },
+  ): Promise<ApiKeyInfo> {
+    const row: KeyRow = {
+      id: key.keyId,
+      tenant_id: tenantId,
+      rate: key.rate ?? null,
+      burst: key.burst ?? null,
+      status: 'active',
+      created_at: this.now().toISOString(),
+      revoked_at: null,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (id, tenant_id, key_hash, rate, burst, status, created_at)
+         VALUES (@id, @tenant_id, @key_hash, @rate, @burst, @status, @created_at)`,
+      )
+      .run({ ...row, key_hash: key.keyHash, revoked_at: undefined });
+    return toKey(row);
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKeyInfo[]> {
+    return this.db
+      .prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`)
+      .all(tenantId)
+      .map(toKey);
+  }
+
+  async findByHash(keyHash: string): Promise<KeyLookup | null> {
+    const key = this.db
+      .prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`)
+      .get(keyHash);
+    if (!key) return null;
+    const tenant = await this.getTenant(key.tenant_id);
+    return tenant ? { key: toKey(key), tenant } : null;
+  }
+
+  async revoke(ref: { keyId: string } | { keyHash: string }): Promise<ApiKeyInfo | null> {
+    const [column, value] = 'keyId' in ref ? ['id', ref.keyId] : ['key_hash', ref.keyHash];
+    const row = this.db
+      .prepare<[string, string], KeyRow>(
+        `UPDATE api_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, ?)
+         WHERE ${column} = ? RETURNING ${KEY_COLUMNS}`,
+      )
+      .get(this.now().toISOString(), value);
+    return row ? toKey(row) : null;
+  }
+}

@@ -1,0 +1,83 @@
+import { AppError } from '../../domain/errors.js';
+import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
+import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
+import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
+import type { Db } from './database.js';
+import { tenantToken, toStoredRecord, type RecordRow } from './rows.js';
+
+/**
+ * Records on SQLite. One IMMEDIATE transaction holds the idempotency check, the quota count, the record,
+ * its FTS row and its classification job, so either all of them are durable or none is.
+ */
+export class SqliteRecordStore implements RecordStore {
+  private readonly createTx;
+  private readonly getStmt;
+  private readonly classifyStmt;
+
+  constructor(db: Db, private readonly clock: () => number = Date.now) {
+    const findKey = db.prepare<[string, string, number], { request_hash: string; record_id: string }>(
+      'SELECT request_hash, record_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at > ?',
+    );
+    const receiptById = db.prepare<[string, string], Pick<StoredRecord, 'id' | 'created_at' | 'tenant_id'>>(
+      'SELECT id, created_at, tenant_id FROM records WHERE tenant_id = ? AND id = ?',
+    );
+    // The quota check and the count are one statement: the row only changes while it is under the quota.
+    const countRecord = db.prepare<{ tenant: string; month: string; quota: number }>(`
+      INSERT INTO usage (tenant_id, month, records) SELECT @tenant, @month, 1 WHERE @quota > 0
+      ON CONFLICT (tenant_id, month) DO UPDATE SET records = records + 1 WHERE records < @quota`);
+    const insertRecord = db.prepare(`
+      INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
+      VALUES (@id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at)`);
+    const insertFts = db.prepare('INSERT INTO records_fts (rowid, title, body, tenant) VALUES (?, ?, ?, ?)');
+    const insertJob = db.prepare('INSERT INTO classification_jobs (tenant_id, record_id, available_at) VALUES (?, ?, ?)');
+    const putKey = db.prepare(`
+      INSERT INTO idempotency_keys (tenant_id, key, request_hash, record_id, expires_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (tenant_id, key) DO UPDATE SET
+        request_hash = excluded.request_hash, record_id = excluded.record_id, expires_at = excluded.expires_at`);
+
+    this.createTx = db.transaction((tenantId: string, record: StoredRecord, options: CreateRecordOptions): CreateRecordResult => {
+      const now = this.clock();
+      const claim = options.idempotency;
+      if (claim) {
+        const previous = findKey.get(tenantId, claim.key, now);
+        if (previous) {
+          if (previous.request_hash !== claim.requestHash) {
+            throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request');
+          }
+          const receipt = receiptById.get(tenantId, previous.record_id);
+          if (receipt) return { receipt: receiptOf(receipt), replayed: true };
+        }
+      }
+      if (countRecord.run({ tenant: tenantId, month: options.month, quota: options.recordQuota }).changes === 0) {
+        throw new AppError('record_quota_exceeded', 'The monthly record quota is used up');
+      }
+      const { lastInsertRowid } = insertRecord.run({
+        ...record,
+        tenant_id: tenantId,
+        metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
+      });
+      insertFts.run(lastInsertRowid, record.title, record.body, tenantToken(tenantId));
+      insertJob.run(tenantId, record.id, now);
+      if (claim) putKey.run(tenantId, claim.key, claim.requestHash, record.id, now + IDEMPOTENCY_TTL_MS);
+      return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
+    });
+
+    this.getStmt = db.prepare<[string, string], RecordRow>('SELECT * FROM records WHERE tenant_id = ? AND id = ?');
+    this.classifyStmt = db.prepare<[string, string, string]>(
+      'UPDATE records SET classification = ? WHERE tenant_id = ? AND id = ?',
+    );
+  }
+
+  async create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult> {
+    return this.createTx.immediate(tenantId, record, options);
+  }
+
+  async get(tenantId: string, id: string): Promise<StoredRecord | null> {
+    const row = this.getStmt.get(tenantId, id);
+    return row ? toStoredRecord(row) : null;
+  }
+
+  async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {
+    return this.classifyStmt.run(JSON.stringify(classification), tenantId, id).changes === 1;
+  }
+}

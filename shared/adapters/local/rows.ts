@@ -1,0 +1,37 @@
+import type { Classification, RecordType, StoredRecord } from '../../domain/record.js';
+
+/** A `records` row as SQLite returns it. */
+export interface RecordRow {
+  seq: number;
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  type: string;
+  title: string;
+  body: string;
+  client: string | null;
+  metadata: string | null;
+  created_at: string;
+  classification: string | null;
+}
+
+/** Turns a row into the domain record. */
+export function toStoredRecord(row: RecordRow): StoredRecord {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    agent_id: row.agent_id,
+    type: row.type as RecordType,
+    title: row.title,
+    body: row.body,
+    client: row.client,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    created_at: row.created_at,
+    classification: row.classification === null ? null : (JSON.parse(row.classification) as Classification),
+  };
+}
+
+/** The single FTS token that stands for a tenant in the `tenant` column of `records_fts`. */
+export function tenantToken(tenantId: string): string {
+  return 't' + tenantId.replace(/[^0-9a-zA-Z]/g, '').toLowerCase();
+}

@@ -1,0 +1,60 @@
+/**
+ * The closed set of error codes the service answers with, and the one place that maps them to HTTP status.
+ * The table follows ../shared/spec/decisions.md; `invalid_request` and `headers_too_large` are the two
+ * transport-level additions documented in docs/api.md.
+ */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  missing_field: 400,
+  invalid_field: 400,
+  invalid_type: 400,
+  body_too_large: 400,
+  invalid_limit: 400,
+  invalid_since: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  query_quota_exceeded: 429,
+  headers_too_large: 431,
+  internal_error: 500,
+  record_quota_exceeded: 507,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An expected failure with a code from the closed list; exactly one middleware turns it into a response. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Seconds until the caller may retry; only for the 429 codes. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** The JSON body of an error response, as decisions.md shapes it. */
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  retry_after?: number;
+  request_id?: string;
+}
+
+/** Builds the JSON body for an AppError; 429 bodies carry `retry_after` (integer seconds, at least 1). */
+export function errorBody(err: AppError): ErrorBody {
+  const body: ErrorBody = { error: err.code, message: err.message };
+  if (err.retryAfter !== undefined) body.retry_after = Math.max(1, Math.ceil(err.retryAfter));
+  return body;
+}

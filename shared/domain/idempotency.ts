@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { AppError } from './errors.js';
+import { LIMITS } from './record.js';
+
+/** How long an idempotency key is remembered. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** What a store needs to make a write idempotent. */
+export interface IdempotencyClaim {
+  key: string;
+  /** SHA-256 of the canonical request, to tell a retry from a different request under the same key. */
+  requestHash: string;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Hashes a validated request so that key order and white space do not make two equal requests differ. */
+export function requestHash(input: unknown): string {
+  return createHash('sha256').update(canonical(input), 'utf8').digest('hex');
+}
+
+/**
+ * Reads the optional `Idempotency-Key` header value: absent means no idempotency; present, it must be 1 to
+ * 255 characters of visible ASCII, or the request answers 400 invalid_field.
+ */
+export function readIdempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length === 0 || value.length > LIMITS.idempotencyKeyChars || !/^[\x21-\x7e]+$/.test(value)) {
+    throw new AppError(
+      'invalid_field',
+      `Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyChars} visible ASCII characters`,
+    );
+  }
+  return value;
+}

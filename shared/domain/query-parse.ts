@@ -1,0 +1,63 @@
+import { ENGLISH_STOP_WORDS } from './stop-words.js';
+
+/**
+ * Free text, parsed into what a search backend matches: single words (OR-ed, stop words dropped) and
+ * quoted phrases (kept whole). Every backend builds its own query from this structure, never from the
+ * user's text, so no user syntax reaches an engine's query language.
+ */
+export interface ParsedQuery {
+  /** Lower-cased words outside quotes, de-duplicated, without stop words. Stemming is the engine's job. */
+  terms: string[];
+  /** Each quoted phrase as its lower-cased words, in order; stop words stay, since a phrase is exact. */
+  phrases: string[][];
+}
+
+/** At most this many terms and phrases are kept from one query; the rest is ignored. */
+export const MAX_QUERY_CLAUSES = 64;
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+
+function words(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+}
+
+/**
+ * Parses a `q` value. Returns null when `q` is absent, empty or blank (the "recent records" search);
+ * otherwise a ParsedQuery, which may be empty when `q` holds only stop words or punctuation.
+ * An unmatched double quote is ignored.
+ */
+export function parseQuery(q: string | undefined | null): ParsedQuery | null {
+  if (q === undefined || q === null || q.trim() === '') return null;
+  const terms: string[] = [];
+  const phrases: string[][] = [];
+  const seenTerms = new Set<string>();
+  const seenPhrases = new Set<string>();
+  const segments = q.split('"');
+  // Segments alternate outside/inside quotes. With an odd count of quotes the last segment has no
+  // closing quote, so it is read as plain words.
+  const closed = segments.length % 2 === 1 ? segments.length : segments.length - 1;
+  segments.forEach((segment, i) => {
+    const quoted = i % 2 === 1 && i < closed;
+    const ws = words(segment);
+    if (quoted) {
+      const key = ws.join(' ');
+      if (ws.length > 0 && !seenPhrases.has(key)) {
+        seenPhrases.add(key);
+        phrases.push(ws);
+      }
+      return;
+    }
+    for (const w of ws) {
+      if (ENGLISH_STOP_WORDS.has(w) || seenTerms.has(w)) continue;
+      seenTerms.add(w);
+      terms.push(w);
+    }
+  });
+  const keptPhrases = phrases.slice(0, MAX_QUERY_CLAUSES);
+  return { phrases: keptPhrases, terms: terms.slice(0, MAX_QUERY_CLAUSES - keptPhrases.length) };
+}
+
+/** True when a parsed query has nothing to match. */
+export function isEmptyQuery(q: ParsedQuery): boolean {
+  return q.terms.length === 0 && q.phrases.length === 0;
+}

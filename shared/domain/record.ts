@@ -1,0 +1,95 @@
+import { v7 as uuidv7 } from 'uuid';
+
+/** The six record types, in the order the interface lists them. */
+export const RECORD_TYPES = ['fact', 'decision', 'exchange', 'deliverable', 'open_item', 'signal'] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+/** Size limits from decisions.md. Characters are Unicode code points; bytes are UTF-8. */
+export const LIMITS = {
+  agentIdChars: 256,
+  clientChars: 256,
+  titleChars: 2048,
+  bodyBytes: 65536,
+  metadataBytes: 16384,
+  idempotencyKeyChars: 255,
+  requestBytes: 1024 * 1024,
+  searchLimitMax: 100,
+  searchLimitDefault: 20,
+} as const;
+
+/** The asynchronous type suggestion attached to a stored record. */
+export interface Classification {
+  type: RecordType;
+  confidence: number;
+  model: string;
+  classified_at: string;
+}
+
+/** A record as a caller writes it, after validation. */
+export interface RecordInput {
+  agent_id: string;
+  type: RecordType;
+  title: string;
+  body: string;
+  client?: string | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+}
+
+/** A record as it is stored: the caller's fields plus what the service assigns. */
+export interface StoredRecord {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  type: RecordType;
+  title: string;
+  body: string;
+  client: string | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+  classification: Classification | null;
+}
+
+/** One search result: the stored record and its relevance in 0..1. */
+export interface SearchHit extends StoredRecord {
+  rank: number;
+}
+
+/** What a 201 answers: the id, the creation time and the tenant. */
+export interface RecordReceipt {
+  id: string;
+  created_at: string;
+  tenant_id: string;
+}
+
+/** Assigns the id (UUIDv7, from the same millisecond as created_at) and the creation time to a new record. */
+export function newRecord(tenantId: string, input: RecordInput, at: Date): StoredRecord {
+  return {
+    id: uuidv7({ msecs: at.getTime() }),
+    tenant_id: tenantId,
+    agent_id: input.agent_id,
+    type: input.type,
+    title: input.title,
+    body: input.body,
+    client: input.client ?? null,
+    metadata: input.metadata ?? null,
+    created_at: at.toISOString(),
+    classification: null,
+  };
+}
+
+/** The receipt of a stored record. */
+export function receiptOf(record: Pick<StoredRecord, 'id' | 'created_at' | 'tenant_id'>): RecordReceipt {
+  return { id: record.id, created_at: record.created_at, tenant_id: record.tenant_id };
+}
+
+/** UTF-8 byte length of a string. */
+export function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/** Length in Unicode code points, which is what "characters" means in the limits. */
+export function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}

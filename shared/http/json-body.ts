@@ -1,0 +1,40 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../domain/errors.js';
+import { headerValue } from './responses.js';
+
+/** An API Gateway event whose body has been parsed into a JSON object. */
+export type JsonEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: Record<string, unknown> };
+
+/** `application/json`, or any `application/*+json`, with optional parameters such as charset. */
+function isJson(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
+}
+
+/**
+ * Requires a JSON Content-Type (415 `unsupported_media_type`) and a body that is a JSON object
+ * (400 `invalid_json`), and replaces the raw body with the parsed object.
+ */
+export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    before: async (request) => {
+      const event = request.event;
+      if (!isJson(headerValue(event.headers, 'content-type'))) {
+        throw new AppError('unsupported_media_type', 'Content-Type must be application/json');
+      }
+      const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw ?? '');
+      } catch {
+        throw new AppError('invalid_json', 'The request body is not valid JSON');
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        throw new AppError('invalid_json', 'The request body must be a JSON object');
+      }
+      (event as unknown as JsonEvent).body = parsed as Record<string, unknown>;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import type { IdempotencyClaim } from './domain/idempotency.js';
+import type { ParsedQuery } from './domain/query-parse.js';
+import type { Classification, RecordReceipt, RecordType, SearchHit, StoredRecord } from './domain/record.js';
+import type { ApiKeyInfo, Limits, Principal, Tenant, Usage } from './domain/tenant.js';
+
+/**
+ * The ports: what the handlers need from the outside world. Every method takes the tenant first, from
+ * the authenticated principal only, and no method ever returns another tenant's data.
+ */
+
+/** Options of an atomic record write. */
+export interface CreateRecordOptions {
+  /** The tenant's monthly record quota; the store checks and counts it in the same step as the write. */
+  recordQuota: number;
+  /** The quota month (`YYYY-MM`, UTC) the write counts against. */
+  month: string;
+  /** When present, a second write under the same key replays the first instead of storing again. */
+  idempotency?: IdempotencyClaim;
+}
+
+/** The result of a record write. */
+export interface CreateRecordResult {
+  receipt: RecordReceipt;
+  /** True when an earlier write with the same idempotency key answered, and nothing new was stored. */
+  replayed: boolean;
+}
+
+export interface RecordStore {
+  /**
+   * Stores a record durably, counts it against the monthly quota and queues its classification, all in
+   * one atomic step. Throws AppError `record_quota_exceeded` when the quota is used up, and
+   * `idempotency_key_reused` when the key was used within 24 h for a different request.
+   */
+  create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult>;
+  /** Returns the tenant's record with this id, or null. */
+  get(tenantId: string, id: string): Promise<StoredRecord | null>;
+  /** Attaches a classification suggestion; never changes `type`. Returns false when there is no such record. */
+  setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean>;
+}
+
+/** A search, validated. */
+export interface SearchQuery {
+  /** null: no text, so the newest records come first with rank 0. */
+  text: ParsedQuery | null;
+  agent_id?: string | null | undefined;
+  type?: RecordType | undefined;
+  client?: string | null | undefined;
+  /** ISO 8601 instant in UTC; keeps records created at or after it. */
+  since?: string | undefined;
+  limit: number;
+}
+
+export interface SearchIndex {
+  /** Returns the tenant's matching records, best first, with a rank that never increases. */
+  search(tenantId: string, query: SearchQuery): Promise<SearchHit[]>;
+}
+
+/** A stored key, as the authorizer sees it. */
+export interface KeyLookup {
+  key: ApiKeyInfo;
+  tenant: Tenant;
+}
+
+export interface NewTenant {
+  name: string;
+  limits: Limits;
+}
+
+export interface KeyStore {
+  /** Creates a tenant with its limits. */
+  createTenant(tenant: NewTenant): Promise<Tenant>;
+  /** Returns the tenant, or null. */
+  getTenant(tenantId: string): Promise<Tenant | null>;
+  /** Lists every tenant, oldest first. */
+  listTenants(): Promise<Tenant[]>;
+  /** Stores a new key for a tenant by its hash; per-key rate limits are optional. */
+  createKey(
+    tenantId: string,
+    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null },
+  ): Promise<ApiKeyInfo>;
+  /** Lists a tenant's keys, oldest first, revoked ones included. */
+  listKeys(tenantId: string): Promise<ApiKeyInfo[]>;
+  /** Finds a key by the hash of the secret, active or revoked, with its tenant; null when unknown. */
+  findByHash(keyHash: string): Promise<KeyLookup | null>;
+  /** Revokes a key, found by its id or by the hash of its secret. Returns the key, or null when unknown. */
+  revoke(ref: { keyId: string } | { keyHash: string }): Promise<ApiKeyInfo | null>;
+}
+
+export interface UsageMeter {
+  /**
+   * Counts one search against the tenant's monthly query quota, if the quota allows it, in one atomic
+   * step. Returns false, and counts nothing, when the quota is used up.
+   */
+  countQuery(tenantId: string, month: string, queryQuota: number): Promise<boolean>;
+  /** Usage for one month, for one tenant or all of them. Tenants with no usage that month are left out. */
+  list(month: string, tenantId?: string): Promise<Usage[]>;
+}
+
+/** A request to classify one stored record. */
+export interface ClassificationJob {
+  tenant_id: string;
+  record_id: string;
+}
+
+/** A job handed to a worker, with the handle it acknowledges it by. */
+export interface ClaimedJob extends ClassificationJob {
+  jobId: string;
+  attempts: number;
+}
+
+export interface JobQueue {
+  /** Queues jobs durably. */
+  enqueue(jobs: ClassificationJob[]): Promise<void>;
+  /** Leases up to `max` ready jobs for `leaseMs`; a job not completed or retried in time comes back. */
+  claim(max: number, leaseMs: number): Promise<ClaimedJob[]>;
+  /** Removes finished jobs. */
+  complete(jobIds: string[]): Promise<void>;
+  /** Puts a failed job back after `delayMs`, or parks it as dead once it has had `maxAttempts`. */
+  retry(jobId: string, error: string, delayMs: number, maxAttempts: number): Promise<void>;
+}
+
+/** A suggested type with a confidence and a score per type, each in 0..1. */
+export interface Suggestion {
+  type: RecordType;
+  confidence: number;
+  scores: Record<RecordType, number>;
+  model: string;
+}
+
+export interface Classifier {
+  /** Suggests a type for a title and a body. */
+  classify(input: { title: string; body: string }): Promise<Suggestion>;
+}
+
+export type { Principal };
