@@ -14,8 +14,10 @@ const FIELD_CODES: Record<string, ErrorCode> = {
 
 const TYPE_MESSAGE = `type must be one of: ${RECORD_TYPES.join(', ')}`;
 
+/** A required field that is absent, null, or an empty or blank string is missing, whatever its schema. */
 function isMissing(issue: Issue): boolean {
-  return issue.code === 'invalid_type' && (issue.input === undefined || issue.input === null);
+  const input = issue.input;
+  return issue.path.length === 1 && (input === undefined || input === null || (typeof input === 'string' && input.trim() === ''));
 }
 
 function classify(issue: Issue, required: ReadonlySet<string>): AppError {

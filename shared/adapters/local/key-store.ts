@@ -76,7 +76,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async listTenants(): Promise<Tenant[]> {
-    return this.db.prepare<[], TenantRow>('SELECT * FROM tenants ORDER BY created_at, id').all().map(toTenant);
+    return this.db.prepare<[], TenantRow>('SELECT * FROM tenants ORDER BY created_at, rowid').all().map(toTenant);
   }
 
   async createKey(
@@ -103,7 +103,7 @@ export class SqliteKeyStore implements KeyStore {
 
   async listKeys(tenantId: string): Promise<ApiKeyInfo[]> {
     return this.db
-      .prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`)
+      .prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, rowid`)
       .all(tenantId)
       .map(toKey);
   }

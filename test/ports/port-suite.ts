@@ -1,0 +1,259 @@
+import { AppError } from '../../shared/domain/errors.js';
+import { generateKeyId, hashApiKey } from '../../shared/domain/api-key.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+import { newRecord, type RecordInput, type StoredRecord } from '../../shared/domain/record.js';
+import type { Limits } from '../../shared/domain/tenant.js';
+import type { JobQueue, KeyStore, RecordStore, SearchIndex, SearchQuery, UsageMeter } from '../../shared/ports.js';
+
+/** The adapters of one backend, fresh and empty for each test. */
+export interface PortFixture {
+  records: RecordStore;
+  search: SearchIndex;
+  keys: KeyStore;
+  usage: UsageMeter;
+  jobs: JobQueue;
+  /** Waits until every write so far is visible to search (a no-op where search is immediate). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PortSuiteOptions {
+  /** True when RecordStore.create also queues the classification job itself (an outbox in the same transaction). */
+  createQueuesJob: boolean;
+}
+
+const LIMITS: Limits = { recordQuota: 1000, queryQuota: 1000, rate: 10, burst: 20 };
+const MONTH = '2026-11';
+
+/**
+ * The one suite every backend runs, unchanged: each port's promises, including that no method ever
+ * returns or changes another tenant's data.
+ */
+export function runPortSuite(backend: string, makeFixture: () => Promise<PortFixture>, options: PortSuiteOptions): void {
+  describe(`ports on ${backend}`, () => {
+    let f: PortFixture;
+    let tenantA: string;
+    let tenantB: string;
+    let clock = Date.parse('2026-11-10T12:00:00.000Z');
+
+    beforeEach(async () => {
+      f = await makeFixture();
+      tenantA = (await f.keys.createTenant({ name: 'a', limits: LIMITS })).tenant_id;
+      tenantB = (await f.keys.createTenant({ name: 'b', limits: LIMITS })).tenant_id;
+    });
+    afterEach(() => f.close());
+
+    /** Writes a record for a tenant, each one a millisecond after the last so ids and times are ordered. */
+    async function put(tenantId: string, input: Partial<RecordInput> = {}, quota = 1000): Promise<StoredRecord> {
+      clock += 1;
+      const record = newRecord(
+        tenantId,
+        { agent_id: 'agent-1', type: 'fact', title: 'A title', body: 'A body', ...input },
+        new Date(clock),
+      );
+      await f.records.create(tenantId, record, { recordQuota: quota, month: MONTH });
+      return record;
+    }
+
+    async function search(tenantId: string, q: Partial<SearchQuery> & { q?: string } = {}) {
+      await f.settle();
+      const { q: text, ...rest } = q;
+      return f.search.search(tenantId, { text: parseQuery(text), limit: 20, ...rest });
+    }
+
+    describe('RecordStore', () => {
+      test('get returns the stored record, and only to its tenant', async () => {
+        const r = await put(tenantA, { client: 'c1', metadata: { k: [1, 'two'] } });
+        expect(await f.records.get(tenantA, r.id)).toEqual(r);
+        expect(await f.records.get(tenantB, r.id)).toBeNull();
+        expect(await f.records.get(tenantA, '01900000-0000-7000-8000-000000000000')).toBeNull();
+      });
+
+      test('the record quota is checked and counted in the same step', async () => {
+        await put(tenantA, {}, 2);
+        await put(tenantA, {}, 2);
+        await expect(put(tenantA, {}, 2)).rejects.toMatchObject({ code: 'record_quota_exceeded' });
+        expect((await f.usage.list(MONTH, tenantA))[0]).toMatchObject({ records: 2 });
+        // Another tenant has its own count.
+        await put(tenantB, {}, 2);
+        expect((await f.usage.list(MONTH, tenantB))[0]).toMatchObject({ records: 1 });
+      });
+
+      test('a quota of 0 refuses every write', async () => {
+        await expect(put(tenantA, {}, 0)).rejects.toBeInstanceOf(AppError);
+        expect(await search(tenantA)).toEqual([]);
+      });
+
+      test('concurrent writes never pass the quota', async () => {
+        const results = await Promise.allSettled(Array.from({ length: 40 }, () => put(tenantA, {}, 10)));
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+        expect((await f.usage.list(MONTH, tenantA))[0]).toMatchObject({ records: 10 });
+      });
+
+      test('an idempotency key replays the first write and counts it once', async () => {
+        const first = newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, new Date(clock));
+        const second = newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, new Date(clock + 5));
+        const idempotency = { key: 'k1', requestHash: 'h1' };
+        const a = await f.records.create(tenantA, first, { recordQuota: 10, month: MONTH, idempotency });
+        const b = await f.records.create(tenantA, second, { recordQuota: 10, month: MONTH, idempotency });
+        expect(a.replayed).toBe(false);
+        expect(b).toEqual({ receipt: a.receipt, replayed: true });
+        expect(await f.records.get(tenantA, second.id)).toBeNull();
+        expect((await f.usage.list(MONTH, tenantA))[0]).toMatchObject({ records: 1 });
+        await expect(
+          f.records.create(tenantA, second, { recordQuota: 10, month: MONTH, idempotency: { key: 'k1', requestHash: 'other' } }),
+        ).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+      });
+
+      test('idempotency keys are per tenant', async () => {
+        const idempotency = { key: 'shared', requestHash: 'h' };
+        const a = newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, new Date(clock));
+        const b = newRecord(tenantB, { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, new Date(clock));
+        await f.records.create(tenantA, a, { recordQuota: 10, month: MONTH, idempotency });
+        const rb = await f.records.create(tenantB, b, { recordQuota: 10, month: MONTH, idempotency });
+        expect(rb).toEqual({ receipt: { id: b.id, created_at: b.created_at, tenant_id: tenantB }, replayed: false });
+      });
+
+      test('setClassification attaches a suggestion and never changes type, nor another tenant', async () => {
+        const r = await put(tenantA, { type: 'fact' });
+        const c = { type: 'decision' as const, confidence: 0.8, model: 'm', classified_at: '2026-11-10T12:00:01.000Z' };
+        expect(await f.records.setClassification(tenantB, r.id, c)).toBe(false);
+        expect((await f.records.get(tenantA, r.id))!.classification).toBeNull();
+        expect(await f.records.setClassification(tenantA, r.id, c)).toBe(true);
+        expect(await f.records.get(tenantA, r.id)).toEqual({ ...r, classification: c });
+        expect(await f.records.setClassification(tenantA, '01900000-0000-7000-8000-000000000000', c)).toBe(false);
+      });
+
+      if (options.createQueuesJob) {
+        test('create queues the classification job in the same step', async () => {
+          const r = await put(tenantA);
+          const jobs = await f.jobs.claim(10, 60_000);
+          expect(jobs).toEqual([expect.objectContaining({ tenant_id: tenantA, record_id: r.id })]);
+        });
+      } else {
+        test.todo(`create queues the classification job: not supported on ${backend} (the stream does it)`);
+      }
+    });
+
+    describe('SearchIndex', () => {
+      test('matches stemmed words over title and body, title first', async () => {
+        const inBody = await put(tenantA, { title: 'Notes', body: 'The deploy keeps running late' });
+        const inTitle = await put(tenantA, { title: 'Runs the deploy', body: 'Notes' });
+        await put(tenantA, { title: 'Unrelated', body: 'Nothing here' });
+        const hits = await search(tenantA, { q: 'running' });
+        expect(hits.map((h) => h.id)).toEqual([inTitle.id, inBody.id]);
+        expect(hits[0]!.rank).toBeGreaterThan(hits[1]!.rank);
+        for (const h of hits) expect(h.rank).toBeGreaterThan(0);
+        for (const h of hits) expect(h.rank).toBeLessThanOrEqual(1);
+      });
+
+      test('words are OR-ed, phrases are exact', async () => {
+        const both = await put(tenantA, { title: 'dark mode theme' });
+        const reversed = await put(tenantA, { title: 'the mode is dark' });
+        const one = await put(tenantA, { title: 'theme only' });
+        expect((await search(tenantA, { q: 'dark theme' })).map((h) => h.id)).toEqual(
+          expect.arrayContaining([both.id, reversed.id, one.id]),
+        );
+        expect((await search(tenantA, { q: 'dark theme' }))[0]!.id).toBe(both.id);
+        expect((await search(tenantA, { q: '"dark mode"' })).map((h) => h.id)).toEqual([both.id]);
+      });
+
+      test('never returns another tenant\'s records, whatever the filters', async () => {
+        const a = await put(tenantA, { title: 'shared words here', client: 'c', agent_id: 'same' });
+        await put(tenantB, { title: 'other tenant' });
+        for (const q of [{}, { q: 'shared words' }, { agent_id: 'same' }, { client: 'c' }, { type: 'fact' as const }]) {
+          expect((await search(tenantB, q)).map((h) => h.id)).not.toContain(a.id);
+        }
+        expect((await search(tenantA, { q: 'tenant' })).map((h) => h.id)).toEqual([]);
+      });
+
+      test('filters by agent, type, client and since; no text gives newest first with rank 0', async () => {
+        const r1 = await put(tenantA, { agent_id: 'x', type: 'fact', client: 'c1', title: 'alpha' });
+        const r2 = await put(tenantA, { agent_id: 'y', type: 'decision', client: 'c2', title: 'alpha' });
+        const r3 = await put(tenantA, { agent_id: 'x', type: 'decision', title: 'alpha' });
+        const ids = async (q: Partial<SearchQuery> & { q?: string }) => (await search(tenantA, q)).map((h) => h.id);
+        expect(await ids({})).toEqual([r3.id, r2.id, r1.id]);
+        expect((await search(tenantA)).every((h) => h.rank === 0)).toBe(true);
+        expect(await ids({ agent_id: 'x' })).toEqual([r3.id, r1.id]);
+        expect(await ids({ type: 'decision', q: 'alpha' })).toEqual(expect.arrayContaining([r2.id, r3.id]));
+        expect(await ids({ type: 'decision', q: 'alpha' })).toHaveLength(2);
+        expect(await ids({ client: 'c1' })).toEqual([r1.id]);
+        expect(await ids({ since: r2.created_at })).toEqual([r3.id, r2.id]);
+        expect(await ids({ limit: 1 })).toEqual([r3.id]);
+      });
+
+      test('a query of only stop words or punctuation matches nothing', async () => {
+        await put(tenantA, { title: 'the and of' });
+        expect(await search(tenantA, { q: 'the' })).toEqual([]);
+        expect(await search(tenantA, { q: '*:()' })).toEqual([]);
+      });
+    });
+
+    describe('KeyStore', () => {
+      test('tenants are created, read and listed', async () => {
+        const t = await f.keys.getTenant(tenantA);
+        expect(t).toMatchObject({ tenant_id: tenantA, name: 'a', limits: LIMITS });
+        expect((await f.keys.listTenants()).map((x) => x.tenant_id).sort()).toEqual([tenantA, tenantB].sort());
+        expect(await f.keys.getTenant('01900000-0000-7000-8000-000000000000')).toBeNull();
+      });
+
+      test('keys are found by hash, listed per tenant, and revoked by id or hash', async () => {
+        const k1 = await f.keys.createKey(tenantA, { keyId: generateKeyId(), keyHash: hashApiKey('secret-1') });
+        const k2 = await f.keys.createKey(tenantA, { keyId: generateKeyId(), keyHash: hashApiKey('secret-2'), rate: 2, burst: 3 });
+        const kb = await f.keys.createKey(tenantB, { keyId: generateKeyId(), keyHash: hashApiKey('secret-b') });
+        expect(await f.keys.findByHash(hashApiKey('secret-1'))).toMatchObject({ key: { key_id: k1.key_id, status: 'active' }, tenant: { tenant_id: tenantA } });
+        expect(await f.keys.findByHash(hashApiKey('unknown'))).toBeNull();
+        expect((await f.keys.listKeys(tenantA)).map((k) => k.key_id).sort()).toEqual([k1.key_id, k2.key_id].sort());
+        expect((await f.keys.listKeys(tenantB)).map((k) => k.key_id)).toEqual([kb.key_id]);
+        expect((await f.keys.listKeys(tenantA)).find((k) => k.key_id === k2.key_id)).toMatchObject({ rate: 2, burst: 3 });
+
+        expect(await f.keys.revoke({ keyId: k1.key_id })).toMatchObject({ key_id: k1.key_id, status: 'revoked' });
+        expect(await f.keys.revoke({ keyHash: hashApiKey('secret-2') })).toMatchObject({ key_id: k2.key_id, status: 'revoked' });
+        expect((await f.keys.findByHash(hashApiKey('secret-1')))!.key.status).toBe('revoked');
+        expect((await f.keys.findByHash(hashApiKey('secret-b')))!.key.status).toBe('active');
+        expect(await f.keys.revoke({ keyId: 'key_0000000000000000' })).toBeNull();
+      });
+    });
+
+    describe('UsageMeter', () => {
+      test('counts queries up to the quota, per tenant and month', async () => {
+        expect(await f.usage.countQuery(tenantA, MONTH, 2)).toBe(true);
+        expect(await f.usage.countQuery(tenantA, MONTH, 2)).toBe(true);
+        expect(await f.usage.countQuery(tenantA, MONTH, 2)).toBe(false);
+        expect(await f.usage.countQuery(tenantA, '2026-12', 2)).toBe(true);
+        expect(await f.usage.countQuery(tenantB, MONTH, 2)).toBe(true);
+        expect(await f.usage.countQuery(tenantB, MONTH, 0)).toBe(false);
+        expect(await f.usage.list(MONTH, tenantA)).toEqual([{ tenant_id: tenantA, month: MONTH, records: 0, queries: 2 }]);
+        expect((await f.usage.list(MONTH)).map((u) => u.tenant_id).sort()).toEqual([tenantA, tenantB].sort());
+      });
+
+      test('concurrent counts never pass the quota', async () => {
+        const results = await Promise.all(Array.from({ length: 30 }, () => f.usage.countQuery(tenantA, MONTH, 7)));
+        expect(results.filter(Boolean)).toHaveLength(7);
+      });
+    });
+
+    describe('JobQueue', () => {
+      test('claims, leases, completes and retries jobs until they are dead', async () => {
+        await f.jobs.enqueue([{ tenant_id: tenantA, record_id: 'r1' }, { tenant_id: tenantB, record_id: 'r2' }]);
+        const claimed = await f.jobs.claim(10, 60_000);
+        expect(claimed.map((j) => j.record_id)).toEqual(['r1', 'r2']);
+        expect(claimed[0]).toMatchObject({ tenant_id: tenantA, attempts: 1 });
+        expect(await f.jobs.claim(10, 60_000)).toEqual([]);
+        await f.jobs.complete([claimed[0]!.jobId]);
+        await f.jobs.retry(claimed[1]!.jobId, 'failed', 0, 2);
+        const again = await f.jobs.claim(10, 60_000);
+        expect(again).toEqual([expect.objectContaining({ record_id: 'r2', attempts: 2 })]);
+        await f.jobs.retry(again[0]!.jobId, 'failed again', 0, 2);
+        expect(await f.jobs.claim(10, 60_000)).toEqual([]);
+      });
+
+      test('a job whose lease ran out comes back', async () => {
+        await f.jobs.enqueue([{ tenant_id: tenantA, record_id: 'r1' }]);
+        expect(await f.jobs.claim(10, 1)).toHaveLength(1);
+        await new Promise((r) => setTimeout(r, 5));
+        expect(await f.jobs.claim(10, 60_000)).toHaveLength(1);
+      });
+    });
+  });
+}

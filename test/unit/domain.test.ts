@@ -1,0 +1,113 @@
+import { bearerToken, generateApiKey, generateKeyId, hashApiKey, isKeyId } from '../../shared/domain/api-key.js';
+import { AppError, errorBody } from '../../shared/domain/errors.js';
+import { readIdempotencyKey, requestHash } from '../../shared/domain/idempotency.js';
+import { isQuotaMonth, quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
+import { RANK_HALF_SCORE, rankFromScore } from '../../shared/domain/rank.js';
+import { codePoints, newRecord, utf8Bytes } from '../../shared/domain/record.js';
+import { parseSince } from '../../shared/domain/since.js';
+
+describe('rank', () => {
+  test('maps scores into [0, 1), monotonically, half at RANK_HALF_SCORE', () => {
+    expect(rankFromScore(0)).toBe(0);
+    expect(rankFromScore(-3)).toBe(0);
+    expect(rankFromScore(Number.NaN)).toBe(0);
+    expect(rankFromScore(RANK_HALF_SCORE)).toBeCloseTo(0.5);
+    const scores = [0.001, 0.5, 1, 5, 10, 50, 1e6];
+    const ranks = scores.map(rankFromScore);
+    for (let i = 1; i < ranks.length; i++) expect(ranks[i]!).toBeGreaterThan(ranks[i - 1]!);
+    for (const r of ranks) expect(r).toBeLessThan(1);
+  });
+});
+
+describe('quota months', () => {
+  test('the month is the UTC month', () => {
+    expect(quotaMonth(new Date('2026-01-31T23:59:59.999Z'))).toBe('2026-01');
+    expect(quotaMonth(new Date('2026-02-01T00:00:00.000+01:00'))).toBe('2026-01');
+  });
+
+  test('seconds to the next month, at least 1, across year ends', () => {
+    expect(secondsToNextMonth(new Date('2026-12-31T23:59:00.000Z'))).toBe(60);
+    expect(secondsToNextMonth(new Date('2026-02-28T00:00:00.000Z'))).toBe(86400);
+    expect(secondsToNextMonth(new Date('2026-03-31T23:59:59.999Z'))).toBe(1);
+  });
+
+  test('YYYY-MM validation', () => {
+    expect(isQuotaMonth('2026-11')).toBe(true);
+    expect(isQuotaMonth('2026-13')).toBe(false);
+    expect(isQuotaMonth('2026-1')).toBe(false);
+  });
+});
+
+describe('since', () => {
+  test.each([
+    ['2026-01-05', '2026-01-05T00:00:00.000Z'],
+    ['2024-02-29', '2024-02-29T00:00:00.000Z'],
+    ['2026-01-05T10:20:30Z', '2026-01-05T10:20:30.000Z'],
+    ['2026-01-05T10:20:30.5Z', '2026-01-05T10:20:30.500Z'],
+    ['2026-01-05T10:20:30.123456Z', '2026-01-05T10:20:30.123Z'],
+    ['2026-01-05T10:20:30+02:00', '2026-01-05T08:20:30.000Z'],
+    ['2026-01-05T10:20-0130', '2026-01-05T11:50:00.000Z'],
+    ['2026-01-05T10:20:30', '2026-01-05T10:20:30.000Z'],
+  ])('%s is %s', (input, expected) => expect(parseSince(input)).toBe(expected));
+
+  test.each(['', '2026-02-30', '2025-02-29', '2026-13-01', '26-01-01', '2026-01-05T25:00:00Z', '2026-01-05T10:61Z', 'yesterday', '1700000000'])(
+    '%p is refused',
+    (input) => expect(parseSince(input)).toBeNull(),
+  );
+});
+
+describe('API keys', () => {
+  test('keys are random, prefixed, and hashed with SHA-256', () => {
+    const a = generateApiKey();
+    expect(a).toMatch(/^mem_[A-Za-z0-9_-]{43}$/);
+    expect(generateApiKey()).not.toBe(a);
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(isKeyId(generateKeyId())).toBe(true);
+    expect(isKeyId(a)).toBe(false);
+  });
+
+  test.each([
+    ['Bearer abc', 'abc'],
+    ['bearer abc', 'abc'],
+    ['BEARER  abc ', 'abc'],
+  ])('%p has the token', (header, token) => expect(bearerToken(header)).toBe(token));
+
+  test.each([undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'abc', 'Bearer a b'])('%p has no token', (header) =>
+    expect(bearerToken(header)).toBeNull(),
+  );
+});
+
+describe('idempotency', () => {
+  test('the request hash ignores key order but not values', () => {
+    expect(requestHash({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(requestHash({ b: { d: 'x', c: [1, 2] }, a: 1 }));
+    expect(requestHash({ a: 1 })).not.toBe(requestHash({ a: 2 }));
+    expect(requestHash({ a: [1, 2] })).not.toBe(requestHash({ a: [2, 1] }));
+  });
+
+  test('the header is optional, and bounded', () => {
+    expect(readIdempotencyKey(undefined)).toBeUndefined();
+    expect(readIdempotencyKey('k'.repeat(255))).toBe('k'.repeat(255));
+    expect(() => readIdempotencyKey('k'.repeat(256))).toThrow(AppError);
+    expect(() => readIdempotencyKey('')).toThrow(AppError);
+  });
+});
+
+describe('records', () => {
+  test('a new record gets a UUIDv7 id from the same millisecond as created_at', () => {
+    const at = new Date('2026-11-21T10:00:00.123Z');
+    const r = newRecord('t', { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, at);
+    expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(r.id.replace(/-/g, '').slice(0, 12), 16)).toBe(at.getTime());
+    expect(r).toMatchObject({ created_at: '2026-11-21T10:00:00.123Z', client: null, metadata: null, classification: null });
+  });
+
+  test('sizes count UTF-8 bytes and code points', () => {
+    expect(utf8Bytes('é')).toBe(2);
+    expect(codePoints('😀é')).toBe(2);
+  });
+
+  test('429 bodies carry an integer retry_after of at least 1', () => {
+    expect(errorBody(new AppError('rate_limited', 'slow down', 0.2))).toEqual({ error: 'rate_limited', message: 'slow down', retry_after: 1 });
+    expect(errorBody(new AppError('invalid_json', 'bad'))).toEqual({ error: 'invalid_json', message: 'bad' });
+  });
+});

@@ -1,0 +1,54 @@
+import { ftsMatchExpression } from '../../shared/adapters/local/fts-query.js';
+import { isEmptyQuery, MAX_QUERY_CLAUSES, parseQuery } from '../../shared/domain/query-parse.js';
+
+describe('parseQuery', () => {
+  test('absent, empty and blank mean no text', () => {
+    expect(parseQuery(undefined)).toBeNull();
+    expect(parseQuery('')).toBeNull();
+    expect(parseQuery(' \t\n')).toBeNull();
+  });
+
+  test('words are lower-cased, de-duplicated, and stop words dropped', () => {
+    expect(parseQuery('The Dark dark MODE of it')).toEqual({ terms: ['dark', 'mode'], phrases: [] });
+  });
+
+  test('quoted phrases stay phrases, stop words included', () => {
+    expect(parseQuery('deploy "state of the art" fast')).toEqual({
+      terms: ['deploy', 'fast'],
+      phrases: [['state', 'of', 'the', 'art']],
+    });
+  });
+
+  test('an unmatched quote is read as plain words', () => {
+    expect(parseQuery('"dark mode')).toEqual({ terms: ['dark', 'mode'], phrases: [] });
+    expect(parseQuery('"a b" "c')).toEqual({ terms: ['c'], phrases: [['a', 'b']] });
+  });
+
+  test('operators and punctuation are words or nothing, never syntax', () => {
+    expect(parseQuery('NEAR(dark mode) title:x * -y ^z')).toEqual({ terms: ['near', 'dark', 'mode', 'title', 'x', 'y', 'z'], phrases: [] });
+    expect(parseQuery("'; DROP TABLE records; --")).toEqual({ terms: ['drop', 'table', 'records'], phrases: [] });
+    expect(isEmptyQuery(parseQuery('*:()"" -')!)).toBe(true);
+    expect(isEmptyQuery(parseQuery('the of and')!)).toBe(true);
+  });
+
+  test('non-Latin text is kept', () => {
+    expect(parseQuery('暗い モード café')!.terms).toEqual(['暗い', 'モード', 'café']);
+  });
+
+  test('at most MAX_QUERY_CLAUSES clauses are kept', () => {
+    const q = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
+    expect(parseQuery(q)!.terms).toHaveLength(MAX_QUERY_CLAUSES);
+  });
+});
+
+describe('ftsMatchExpression', () => {
+  test('every clause is an FTS5 string literal, scoped to the tenant and to title and body', () => {
+    expect(ftsMatchExpression('tabc', { terms: ['dark', 'near'], phrases: [['dark', 'mode']] })).toBe(
+      'tenant : "tabc" AND {title body} : ("dark mode" OR "dark" OR "near")',
+    );
+  });
+
+  test('a double quote inside a word is escaped', () => {
+    expect(ftsMatchExpression('t', { terms: ['a"b'], phrases: [] })).toBe('tenant : "t" AND {title body} : ("a""b")');
+  });
+});
