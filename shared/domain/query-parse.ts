@@ -17,8 +17,17 @@ export const MAX_QUERY_CLAUSES = 64;
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
+/**
+ * The form of text that search engines index and match: Unicode NFKC, so that compatibility characters
+ * (the ligature "ﬁ", full-width letters) match their plain forms. Backends apply it to the indexed title
+ * and body, and the parser applies it to the query; the stored record keeps the text exactly as sent.
+ */
+export function searchableText(text: string): string {
+  return text.normalize('NFKC');
+}
+
 function words(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+  return searchableText(text).toLowerCase().match(WORD) ?? [];
 }
 
 /**

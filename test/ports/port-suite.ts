@@ -182,6 +182,13 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         expect(await ids({ limit: 1 })).toEqual([r3.id]);
       });
 
+      test('compatibility characters match their plain forms, both ways', async () => {
+        const ligature = await put(tenantA, { title: 'the ﬁle server' });
+        expect((await search(tenantA, { q: 'file' })).map((h) => h.id)).toEqual([ligature.id]);
+        expect((await search(tenantA, { q: 'ﬁle' })).map((h) => h.id)).toEqual([ligature.id]);
+        expect((await f.records.get(tenantA, ligature.id))!.title).toBe('the ﬁle server');
+      });
+
       test('a query of only stop words or punctuation matches nothing', async () => {
         await put(tenantA, { title: 'the and of' });
         expect(await search(tenantA, { q: 'the' })).toEqual([]);

@@ -46,6 +46,9 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** A search answer: the result array on 200, an error body otherwise. */
+export type SearchBody = any[] & { error?: string; message?: string; retry_after?: number };
+
 /** A minimal HTTP client for the API, over real fetch. */
 export class Client {
   constructor(readonly baseUrl: string, readonly apiKey: string | null) {}
@@ -67,8 +70,8 @@ export class Client {
   }
 
   recall(params: Record<string, string | number> = {}) {
-    const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
-    return this.request<any[]>('GET', `/api/v1/query${qs ? `?${qs}` : ''}`);
+    const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+    return this.request<SearchBody>('GET', `/api/v1/query${qs ? `?${qs}` : ''}`);
   }
 
   classify(input: unknown) {

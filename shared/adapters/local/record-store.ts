@@ -1,5 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
+import { searchableText } from '../../domain/query-parse.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
 import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
@@ -56,7 +57,7 @@ export class SqliteRecordStore implements RecordStore {
         tenant_id: tenantId,
         metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
       });
-      insertFts.run(lastInsertRowid, record.title, record.body, tenantToken(tenantId));
+      insertFts.run(lastInsertRowid, searchableText(record.title), searchableText(record.body), tenantToken(tenantId));
       insertJob.run(tenantId, record.id, now);
       if (claim) putKey.run(tenantId, claim.key, claim.requestHash, record.id, now + IDEMPOTENCY_TTL_MS);
       return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
