@@ -1,0 +1,204 @@
+/**
+ * Route security, in the style of Unkey's runCommonRouteTests: every route refuses a missing, wrong or
+ * revoked key, and a revoked key leaves the tenant's other keys working. Then tenant isolation: no filter
+ * ever lets one tenant see another's records.
+ */
+import { issueKey, type IssuedKey } from '../../local/tenants.js';
+import { hashApiKey } from '../../shared/domain/api-key.js';
+import { aRecord, startTestService, type TestService } from '../support/local-service.js';
+
+interface Reply {
+  status: number;
+  contentType: string | null;
+  body: any;
+}
+
+let svc: TestService;
+
+// The authorizer cache is off so that a revoked key is refused at once.
+beforeAll(async () => {
+  svc = await startTestService({ MEMORY_AUTH_CACHE_SECONDS: '0' });
+});
+afterAll(() => svc.stop());
+
+/** One request with `Authorization` set to `authorization` (none when null). */
+async function send(method: string, path: string, authorization: string | null, json?: unknown): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (authorization !== null) headers['authorization'] = authorization;
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(svc.url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  const text = await res.text();
+  return { status: res.status, contentType: res.headers.get('content-type'), body: text === '' ? undefined : JSON.parse(text) };
+}
+
+const bearer = (key: string) => `Bearer ${key}`;
+
+function expectUnauthorized(r: Reply): void {
+  expect({ status: r.status, body: r.body }).toMatchObject({ status: 401, body: { error: 'unauthorized', message: expect.stringMatching(/\S/) } });
+  expect(r.contentType).toMatch(/^application\/json(;|$)/);
+}
+
+interface RouteUnderTest {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The status a valid request answers. */
+  okStatus: number;
+  /** A valid request body, for POST routes. */
+  body?: unknown;
+}
+
+/** The checks every route must pass: no key, wrong keys and a revoked key are refused; other keys still work. */
+function runCommonRouteTests(route: RouteUnderTest): void {
+  const call = (authorization: string | null) => send(route.method, route.path, authorization, route.body);
+
+  describe(`${route.method} ${route.path}`, () => {
+    test(`a valid key answers ${route.okStatus}`, async () => {
+      const r = await call(bearer(svc.tenant.api_key));
+      expect(r.status).toBe(route.okStatus);
+      expect(r.contentType).toMatch(/^application\/json(;|$)/);
+    });
+
+    test('no key: 401', async () => {
+      expectUnauthorized(await call(null));
+    });
+
+    test.each<[string, () => string]>([
+      ['an unknown key of the right shape', () => bearer(`mem_${'A'.repeat(43)}`)],
+      ['a valid key with its last character changed', () => bearer(svc.tenant.api_key.slice(0, -1) + (svc.tenant.api_key.endsWith('x') ? 'y' : 'x'))],
+      ['a valid key cut short', () => bearer(svc.tenant.api_key.slice(0, 20))],
+      ['the stored hash of a valid key', () => bearer(hashApiKey(svc.tenant.api_key))],
+      ['the key id of a valid key', () => bearer(svc.tenant.key_id)],
+      ['the tenant id', () => bearer(svc.tenant.tenant_id)],
+      ['a valid key in another scheme', () => `Basic ${svc.tenant.api_key}`],
+      ['a valid key with no scheme', () => svc.tenant.api_key],
+      ['an empty token', () => 'Bearer '],
+    ])('a wrong key (%s): 401', async (_, authorization) => {
+      expectUnauthorized(await call(authorization()));
+    });
+
+    test('a revoked key: 401, while another key of the same tenant still works', async () => {
+      const tenant = await svc.newTenant();
+      const other = await issueKey(svc.adapters.keys, tenant.tenant_id);
+      expect((await call(bearer(tenant.api_key))).status).toBe(route.okStatus);
+      expect((await call(bearer(other.api_key))).status).toBe(route.okStatus);
+
+      expect(await svc.adapters.keys.revoke({ keyId: tenant.key_id })).toMatchObject({ key_id: tenant.key_id, status: 'revoked' });
+
+      expectUnauthorized(await call(bearer(tenant.api_key)));
+      expectUnauthorized(await call(`bearer ${tenant.api_key}`));
+      const still = await call(bearer(other.api_key));
+      expect(still.status).toBe(route.okStatus);
+      if (route.okStatus === 201) expect(still.body.tenant_id).toBe(tenant.tenant_id);
+    });
+  });
+}
+
+describe('every route authenticates', () => {
+  runCommonRouteTests({ method: 'POST', path: '/api/v1/record', okStatus: 201, body: aRecord() });
+  runCommonRouteTests({ method: 'GET', path: '/api/v1/query', okStatus: 200 });
+  runCommonRouteTests({ method: 'GET', path: '/api/v1/query?q=dark&limit=5', okStatus: 200 });
+  runCommonRouteTests({ method: 'POST', path: '/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
+  runCommonRouteTests({ method: 'POST', path: '/api/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
+});
+
+describe('tenant isolation', () => {
+  let a: IssuedKey;
+  let b: IssuedKey;
+  const idsOf: Record<'a' | 'b', string[]> = { a: [], b: [] };
+  const shared = { agent_id: 'shared-agent', client: 'shared-client' };
+
+  const search = async (key: IssuedKey, params: Record<string, string>) => {
+    const r = await send('GET', `/api/v1/query?${new URLSearchParams(params).toString()}`, bearer(key.api_key));
+    expect({ status: r.status, isArray: Array.isArray(r.body) }).toEqual({ status: 200, isArray: true });
+    return (r.body as { id: string }[]).map((hit) => hit.id);
+  };
+
+  const write = async (key: IssuedKey, record: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(svc.url + '/api/v1/record', {
+      method: 'POST',
+      headers: { authorization: bearer(key.api_key), 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(record),
+    });
+    const body = (await res.json()) as { id: string; tenant_id: string };
+    expect(res.status).toBe(201);
+    expect(body.tenant_id).toBe(key.tenant_id);
+    return body.id;
+  };
+
+  beforeAll(async () => {
+    a = await svc.newTenant({}, 'tenant-a');
+    b = await svc.newTenant({}, 'tenant-b');
+    for (const [type, title] of [
+      ['decision', 'Zebra quasar nebula: we decided on the zebra plan'],
+      ['fact', 'The user prefers zebra stripes and quasar themes'],
+      ['open_item', 'Follow up on the nebula quasar report'],
+    ] as const) {
+      idsOf.a.push(await write(a, aRecord({ ...shared, type, title, body: 'zebra quasar nebula details', metadata: { owner: 'tenant-b' } })));
+    }
+    idsOf.b.push(await write(b, aRecord({ ...shared, type: 'decision', title: 'Tenant B keeps its orchid notes', body: 'orchid only' })));
+  });
+
+  test('the records are there for their owner (the searches below are not vacuous)', async () => {
+    expect((await search(a, { q: 'zebra' })).sort()).toEqual([...idsOf.a].sort());
+    expect(await search(b, { q: 'orchid' })).toEqual(idsOf.b);
+  });
+
+  test.each<[string, Record<string, string>]>([
+    ['no q', {}],
+    ['a blank q', { q: '   ' }],
+    ["q matching A's words", { q: 'zebra quasar nebula' }],
+    ["a phrase of A's title", { q: '"zebra quasar"' }],
+    ['q with operators', { q: 'zebra OR quasar OR *' }],
+    ['a lone *', { q: '*' }],
+    ['the same agent_id', { agent_id: shared.agent_id }],
+    ['the same client', { client: shared.client }],
+    ['the same type', { type: 'decision' }],
+    ["a type only A has", { type: 'open_item' }],
+    ['every shared filter with q', { q: 'zebra', agent_id: shared.agent_id, client: shared.client, type: 'fact' }],
+    ['an old since and the largest limit', { since: '2000-01-01', limit: '100' }],
+    ["q matching A's metadata", { q: 'tenant-b' }],
+  ])('tenant B never sees A\'s records: %s', async (_, params) => {
+    const found = await search(b, params);
+    for (const id of found) expect(idsOf.b).toContain(id);
+    for (const id of idsOf.a) expect(found).not.toContain(id);
+  });
+
+  test("q naming A's record id or tenant id finds nothing of A's", async () => {
+    for (const q of [idsOf.a[0]!, a.tenant_id]) {
+      const found = await search(b, { q });
+      for (const id of idsOf.a) expect(found).not.toContain(id);
+    }
+  });
+
+  test("tenant A's search only returns A's records", async () => {
+    const cases: Record<string, string>[] = [{}, { q: 'orchid' }, { q: 'zebra orchid' }, { type: 'decision' }, { agent_id: shared.agent_id }];
+    for (const params of cases) {
+      const found = await search(a, params);
+      for (const id of found) expect(idsOf.a).toContain(id);
+      expect(found).not.toContain(idsOf.b[0]);
+    }
+  });
+
+  test('a tenant with no records finds nothing', async () => {
+    const c = await svc.newTenant({}, 'tenant-c');
+    expect(await search(c, {})).toEqual([]);
+    expect(await search(c, { q: 'zebra orchid', agent_id: shared.agent_id })).toEqual([]);
+  });
+
+  test("another tenant's Idempotency-Key does not replay its record", async () => {
+    const record = aRecord({ title: 'Same request about a kumquat, sent by two tenants' });
+    const headers = { 'idempotency-key': 'isolation-key-1' };
+    const fromA = await write(a, record, headers);
+    const fromB = await write(b, record, headers);
+    idsOf.a.push(fromA);
+    idsOf.b.push(fromB);
+    expect(fromB).not.toBe(fromA);
+    expect(await search(b, { q: 'kumquat' })).toEqual([fromB]);
+    expect(await search(a, { q: 'kumquat' })).toEqual([fromA]);
+  });
+
+  test('a second key of the same tenant sees the same records, and nothing more', async () => {
+    const second = await issueKey(svc.adapters.keys, b.tenant_id);
+    expect(await search(second, {})).toEqual(await search(b, {}));
+  });
+});
