@@ -56,6 +56,9 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // A crash can leave jobs leased to the dead process; take them back now rather than after the lease.
+  const released = await jobs.releaseClaims();
+  if (released > 0) logger.info('released classification jobs leased before a restart', { jobs: released });
   loop.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -98,9 +98,10 @@ const MIGRATIONS: string[] = [
 export function openDatabase(file: string): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
+  // busy_timeout first, so that even switching a new file to WAL waits for another process opening it.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migrate(db);
   return db;

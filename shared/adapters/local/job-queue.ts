@@ -40,6 +40,20 @@ export class SqliteJobQueue implements JobQueue {
     this.db.transaction(() => jobIds.forEach((id) => del.run(Number(id))))();
   }
 
+  /**
+   * Makes every waiting job available now, ending the leases of a previous process. The server calls it
+   * once at start, before its job loop runs: the job loop is the only consumer of this queue, so a lease
+   * that exists at start belongs to a process that crashed, and waiting the lease out would leave its jobs
+   * idle for up to the lease length. Jobs waiting out a retry backoff also become available; their
+   * attempts still count. Returns how many jobs it released.
+   */
+  async releaseClaims(): Promise<number> {
+    const now = this.clock();
+    return this.db
+      .prepare(`UPDATE classification_jobs SET available_at = ? WHERE state = 'ready' AND available_at > ?`)
+      .run(now, now).changes;
+  }
+
   async retry(jobId: string, error: string, delayMs: number, maxAttempts: number): Promise<void> {
     this.db
       .prepare(

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, aRecord } from '../support/local-service.js';
+import { admin, killAll, removeDir, runAdmin, startServer, tempDir, type ServerProcess } from '../support/child-server.js';
+
+/**
+ * The admin CLI (`npm run admin`) as a real child process: every command prints JSON on stdout, errors
+ * print {"error","message"} on stderr with exit code 1 (2 for a malformed command). It shares the data
+ * directory with a running server.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const KEY_FIELDS = ['burst', 'created_at', 'key_id', 'rate', 'revoked_at', 'status', 'tenant_id'];
+
+let dir: string;
+let env: Record<string, string>;
+/** Every API key the CLI printed, to look for in the database files. */
+const issued: string[] = [];
+let server: ServerProcess | undefined;
+
+beforeAll(() => {
+  dir = tempDir('memory-admin-');
+  env = { MEMORY_DATA_DIR: dir };
+});
+
+afterAll(async () => {
+  killAll();
+  if (server) await server.closed;
+  removeDir(dir);
+});
+
+async function createTenant(args: string[], extraEnv: Record<string, string> = {}) {
+  const created = await admin(['tenant', 'create', ...args], { ...env, ...extraEnv });
+  issued.push(created.api_key);
+  return created as { tenant_id: string; api_key: string; key_id: string };
+}
+
+async function tenantNamed(name: string) {
+  const tenants: any[] = await admin(['tenant', 'list'], env);
+  const found = tenants.find((t) => t.name === name);
+  expect(found).toBeDefined();
+  return found;
+}
+
+/** The bytes of the database and its WAL and shared-memory files, as they are on disk now. */
+function databaseBytes(): Buffer {
+  const files = ['memory.db', 'memory.db-wal', 'memory.db-shm'].map((f) => join(dir, f)).filter((f) => existsSync(f));
+  expect(files).toContain(join(dir, 'memory.db'));
+  return Buffer.concat(files.map((f) => readFileSync(f)));
+}
+
+/** No issued key occurs in the database files, while the hash of each does (so the right bytes were read). */
+function expectOnlyHashesStored(): void {
+  const bytes = databaseBytes();
+  expect(issued.length).toBeGreaterThan(0);
+  for (const key of issued) {
+    expect(bytes.includes(Buffer.from(key))).toBe(false);
+    // The secret part alone, in case a prefix-stripped or re-encoded form were stored.
+    expect(bytes.includes(Buffer.from(key.slice('mem_'.length)))).toBe(false);
+    expect(bytes.includes(Buffer.from(createHash('sha256').update(key).digest('hex')))).toBe(true);
+  }
+}
+
+let acme: { tenant_id: string; api_key: string; key_id: string };
+let second: { tenant_id: string; api_key: string; key_id: string };
+
+test('tenant create prints the tenant id, the key once and its key id; tenant list shows the limits', async () => {
+  acme = await createTenant(['--name', 'acme', '--record-quota', '5', '--query-quota', '7', '--rate', '3', '--burst', '4']);
+  expect(Object.keys(acme).sort()).toEqual(['api_key', 'key_id', 'tenant_id']);
+  expect(acme.tenant_id).toMatch(UUID);
+  expect(acme.api_key).toMatch(/^mem_\S{20,}$/);
+  expect(typeof acme.key_id).toBe('string');
+
+  const tenants: any[] = await admin(['tenant', 'list'], env);
+  expect(tenants).toEqual([
+    expect.objectContaining({ tenant_id: acme.tenant_id, name: 'acme', record_quota: 5, query_quota: 7, rate: 3, burst: 4 }),
+  ]);
+  expect(JSON.stringify(tenants)).not.toContain(acme.api_key);
+});
+
+test('limits that are not given come from MEMORY_DEFAULT_* and otherwise from the built-in defaults', async () => {
+  const fromEnv = {
+    MEMORY_DEFAULT_RECORD_QUOTA: '11',
+    MEMORY_DEFAULT_QUERY_QUOTA: '12',
+    MEMORY_DEFAULT_RATE: '1.5',
+    MEMORY_DEFAULT_BURST: '14',
+  };
+  await Promise.all([
+    createTenant(['--name', 'from-env'], fromEnv),
+    createTenant(['--name', 'partly-env', '--burst', '9'], fromEnv),
+    createTenant(['--name', 'built-in']),
+  ]);
+  const tenants: any[] = await admin(['tenant', 'list'], env);
+  const byName = (name: string) => tenants.find((t) => t.name === name);
+  expect(byName('from-env')).toMatchObject({ record_quota: 11, query_quota: 12, rate: 1.5, burst: 14 });
+  expect(byName('partly-env')).toMatchObject({ record_quota: 11, query_quota: 12, rate: 1.5, burst: 9 });
+  expect(byName('built-in')).toMatchObject({ record_quota: 100_000, query_quota: 1_000_000, rate: 20, burst: 40 });
+});
+
+test('key create issues another key; key list shows both as active and never a key or a hash', async () => {
+  second = await admin(['key', 'create', '--tenant', acme.tenant_id], env);
+  issued.push(second.api_key);
+  expect(Object.keys(second).sort()).toEqual(['api_key', 'key_id', 'tenant_id']);
+  expect(second.tenant_id).toBe(acme.tenant_id);
+  expect(second.api_key).toMatch(/^mem_/);
+  expect(second.api_key).not.toBe(acme.api_key);
+  expect(second.key_id).not.toBe(acme.key_id);
+
+  const listed = await runAdmin(['key', 'list', '--tenant', acme.tenant_id], env);
+  expect(listed.code).toBe(0);
+  const keys: any[] = listed.json;
+  expect(keys.map((k) => k.key_id).sort()).toEqual([acme.key_id, second.key_id].sort());
+  for (const key of keys) {
+    expect(Object.keys(key).sort()).toEqual(KEY_FIELDS);
+    expect(key).toMatchObject({ tenant_id: acme.tenant_id, status: 'active', revoked_at: null });
+  }
+  expect(listed.stdout).not.toMatch(/api_key|hash|mem_/);
+  for (const key of [acme.api_key, second.api_key]) {
+    expect(listed.stdout).not.toContain(createHash('sha256').update(key).digest('hex'));
+  }
+});
+
+test('key revoke takes a key id or the key itself; an unknown key exits 1 with a JSON error', async () => {
+  const [byId, byKey, unknownId, unknownKey] = await Promise.all([
+    runAdmin(['key', 'revoke', acme.key_id], env),
+    runAdmin(['key', 'revoke', second.api_key], env),
+    runAdmin(['key', 'revoke', 'key_0123456789abcdef'], env),
+    runAdmin(['key', 'revoke', 'mem_not-a-key-that-was-ever-issued'], env),
+  ]);
+  expect(byId.code).toBe(0);
+  expect(byId.json).toMatchObject({ key_id: acme.key_id, tenant_id: acme.tenant_id, status: 'revoked', revoked_at: expect.any(String) });
+  expect(byKey.code).toBe(0);
+  expect(byKey.json).toMatchObject({ key_id: second.key_id, tenant_id: acme.tenant_id, status: 'revoked', revoked_at: expect.any(String) });
+  expect(byKey.stdout).not.toContain(second.api_key);
+  for (const unknown of [unknownId, unknownKey]) {
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.error).toEqual({ error: 'not_found', message: expect.any(String) });
+  }
+
+  const keys: any[] = await admin(['key', 'list', '--tenant', acme.tenant_id], env);
+  expect(keys.map((k) => k.status)).toEqual(['revoked', 'revoked']);
+});
+
+test('usage prints arrays; malformed commands exit 2 and an unknown tenant exits 1, each with a JSON error', async () => {
+  const [all, month, badMonth, unknownCommand, unknownOption, noTenant, missingTenant] = await Promise.all([
+    runAdmin(['usage'], env),
+    runAdmin(['usage', '--tenant', acme.tenant_id, '--month', '2024-01'], env),
+    runAdmin(['usage', '--month', '2024-13'], env),
+    runAdmin(['frobnicate'], env),
+    runAdmin(['tenant', 'list', '--bogus'], env),
+    runAdmin(['key', 'create', '--tenant', 'nope'], env),
+    runAdmin(['key', 'list'], env),
+  ]);
+  expect(all.code).toBe(0);
+  expect(Array.isArray(all.json)).toBe(true);
+  expect(month.code).toBe(0);
+  expect(month.json).toEqual([]);
+
+  for (const malformed of [badMonth, unknownCommand, unknownOption, missingTenant]) {
+    expect({ code: malformed.code, stdout: malformed.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(malformed.error).toEqual({ error: 'usage', message: expect.any(String) });
+  }
+  expect(badMonth.error.message).toMatch(/YYYY-MM/);
+  expect(noTenant.code).toBe(1);
+  expect(noTenant.error).toEqual({ error: 'not_found', message: expect.stringContaining('nope') });
+});
+
+test('works beside a running server: a new key writes, usage counts it, and a revoke reaches the server within 5 s', async () => {
+  server = await startServer(dir);
+  const tenant = await createTenant(['--name', 'live', '--rate', '1000', '--burst', '1000']);
+  const other = await admin(['key', 'create', '--tenant', tenant.tenant_id], env);
+  issued.push(other.api_key);
+  const api = new Client(server.url, tenant.api_key);
+  const otherApi = new Client(server.url, other.api_key);
+
+  const written = await api.remember(aRecord({ title: 'written beside the admin CLI' }));
+  expect(written.status).toBe(201);
+  expect(written.body.tenant_id).toBe(tenant.tenant_id);
+  expect((await otherApi.recall({ q: 'admin' })).status).toBe(200);
+
+  const usage: any[] = await admin(['usage', '--tenant', tenant.tenant_id], env);
+  expect(usage).toEqual([{ tenant_id: tenant.tenant_id, month: new Date().toISOString().slice(0, 7), records: 1, queries: 1 }]);
+  const everyone: any[] = await admin(['usage'], env);
+  expect(everyone).toContainEqual(expect.objectContaining({ tenant_id: tenant.tenant_id, records: 1 }));
+
+  // While the server runs and holds the database open, the files hold hashes only.
+  expectOnlyHashesStored();
+
+  const revoked = await admin(['key', 'revoke', tenant.api_key], env);
+  expect(revoked).toMatchObject({ key_id: tenant.key_id, status: 'revoked' });
+  const revokedAt = Date.now();
+  let status = 0;
+  while (Date.now() - revokedAt <= 5000) {
+    status = (await api.recall({ q: 'admin' })).status;
+    if (status === 401) break;
+    expect(status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(status).toBe(401);
+  expect(Date.now() - revokedAt).toBeLessThanOrEqual(5000);
+  expect((await api.remember(aRecord())).status).toBe(401);
+  // The tenant's other key still works.
+  expect((await otherApi.remember(aRecord())).status).toBe(201);
+
+  const stopped = await server.stop('SIGTERM');
+  expect(stopped.code).toBe(0);
+});
+
+test('the database never holds an API key, only its hash', () => {
+  expectOnlyHashesStored();
+});

@@ -1,0 +1,155 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root: the children run from here so that `--import tsx` and the relative paths resolve. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A fresh temporary data directory; remove it with `removeDir`. */
+export function tempDir(prefix = 'memory-e2e-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The environment of a child: this process's environment without any setting of the service, so that a
+ * developer's MEMORY_* or PORT cannot leak into a test, plus the given settings.
+ */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('MEMORY_') || ['PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
+    base[k] = v;
+  }
+  return { ...base, LOG_LEVEL: 'SILENT', ...env };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Every child started by this module and not yet exited, so that `killAll` can end them after a test. */
+const live = new Set<ChildProcess>();
+
+function spawnTs(file: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+/** Sends SIGKILL to every child of this module that is still running. Call it in afterAll/afterEach. */
+export function killAll(): void {
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export interface AdminResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (undefined when it is empty). */
+  json: any;
+  /** stderr parsed as JSON (undefined when it is empty or not JSON). */
+  error: any;
+}
+
+/** Runs `local/admin.ts` with `args` as a child process and waits for it to exit. */
+export function runAdmin(args: string[], env: Record<string, string>): Promise<AdminResult> {
+  return runScript('local/admin.ts', args, env);
+}
+
+/** Runs a TypeScript entry point of the project as a child process and waits for it to exit. */
+export function runScript(file: string, args: string[], env: Record<string, string>): Promise<AdminResult> {
+  const child = spawnTs(file, args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const parse = (text: string) => {
+        try {
+          return text.trim() === '' ? undefined : JSON.parse(text);
+        } catch {
+          return undefined;
+        }
+      };
+      resolve({ code, stdout, stderr, json: parse(stdout), error: parse(stderr) });
+    });
+  });
+}
+
+/** Like runAdmin, but fails unless the command exits with 0; returns its JSON. */
+export async function admin(args: string[], env: Record<string, string>): Promise<any> {
+  const result = await runAdmin(args, env);
+  if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
+  return result.json;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** The base URL the server printed, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Everything printed so far (complete once `closed` has resolved). */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process has exited and its output streams are closed. */
+  closed: Promise<Exit>;
+  /** Sends a signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+/** Polls until `check()` holds, or fails after `timeoutMs`. */
+export async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Starts `local/server.ts` on an ephemeral port (PORT=0) and resolves once it has printed the address it
+ * listens on. Rejects with its stderr if it exits first.
+ */
+export function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawnTs('local/server.ts', [], { PORT: '0', MEMORY_DATA_DIR: dataDir, ...env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const closed = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return closed;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start in time; stderr: ${stderr}`));
+    }, 15_000);
+    const onData = () => {
+      const m = /memory service listening on (http:\/\/\S+)/.exec(stdout);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({ child, url: m[1]!, stdout: () => stdout, stderr: () => stderr, closed, stop });
+    };
+    child.stdout!.on('data', onData);
+    void closed.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${exit.code ?? exit.signal}) before listening; stderr: ${stderr}`));
+    });
+  });
+}
