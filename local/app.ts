@@ -60,6 +60,12 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   const released = await jobs.releaseClaims();
   if (released > 0) logger.info('released classification jobs leased before a restart', { jobs: released });
   loop.start();
+  const sweep = () => {
+    const purged = records.purgeExpiredIdempotencyKeys();
+    if (purged > 0) logger.info('purged expired idempotency keys', { keys: purged });
+  };
+  sweep();
+  const sweeper = setInterval(sweep, 60 * 60 * 1000).unref();
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
@@ -71,6 +77,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
       const forced = setTimeout(() => server.closeAllConnections(), 10_000);
       await closed;
       clearTimeout(forced);
+      clearInterval(sweeper);
       await loop.stop();
       adapters.close();
     })());

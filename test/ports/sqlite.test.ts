@@ -45,6 +45,8 @@ describe('SQLite record store, with a controlled clock', () => {
       const later = await write();
       expect(later.replayed).toBe(false);
       expect(later.receipt.id).not.toBe(first.receipt.id);
+      now += IDEMPOTENCY_TTL_MS;
+      expect(records.purgeExpiredIdempotencyKeys()).toBe(1);
     } finally {
       adapters.close();
       rmSync(dir, { recursive: true, force: true });

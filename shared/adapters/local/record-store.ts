@@ -15,7 +15,10 @@ export class SqliteRecordStore implements RecordStore {
   private readonly getStmt;
   private readonly classifyStmt;
 
-  constructor(db: Db, private readonly clock: () => number = Date.now) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number = Date.now,
+  ) {
     const findKey = db.prepare<[string, string, number], { request_hash: string; record_id: string }>(
       'SELECT request_hash, record_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at > ?',
     );
@@ -67,6 +70,11 @@ export class SqliteRecordStore implements RecordStore {
     this.classifyStmt = db.prepare<[string, string, string]>(
       'UPDATE records SET classification = ? WHERE tenant_id = ? AND id = ?',
     );
+  }
+
+  /** Deletes idempotency keys older than 24 h (DynamoDB expires them with TTL; SQLite needs a sweep). */
+  purgeExpiredIdempotencyKeys(): number {
+    return this.db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(this.clock()).changes;
   }
 
   async create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult> {
