@@ -1,14 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
 import type { SearchHit } from '../../shared/domain/record.js';
 import { parseSearchParams } from '../../shared/domain/validation.js';
-import { principalOf, requirePrincipal } from '../../shared/http/auth-context.js';
-import { httpErrors } from '../../shared/http/error-handler.js';
+import { apiRoute } from '../../shared/http/api-route.js';
+import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import type { SearchIndex, UsageMeter } from '../../shared/ports.js';
 
@@ -41,25 +38,21 @@ function toResult(hit: SearchHit) {
  * answer is 429 `query_quota_exceeded` with the seconds to the next UTC month.
  */
 export function createQueryHandler({ search, usage, logger, now = () => new Date() }: QueryHandlerDeps) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger))
-    .use(httpErrors(logger))
-    .use(requirePrincipal())
-    .handler(async (event) => {
-      const { tenantId, limits } = principalOf(event);
-      const params = parseSearchParams(event.queryStringParameters ?? {});
-      const hits = await search.search(tenantId, {
-        text: parseQuery(params.q),
-        agent_id: params.agent_id,
-        type: params.type,
-        client: params.client,
-        since: params.since,
-        limit: params.limit,
-      });
-      const at = now();
-      if (!(await usage.countQuery(tenantId, quotaMonth(at), limits.queryQuota))) {
-        throw new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
-      }
-      return jsonResult(200, hits.map(toResult));
+  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
+    const { tenantId, limits } = principalOf(event);
+    const params = parseSearchParams(event.queryStringParameters ?? {});
+    const hits = await search.search(tenantId, {
+      text: parseQuery(params.q),
+      agent_id: params.agent_id,
+      type: params.type,
+      client: params.client,
+      since: params.since,
+      limit: params.limit,
     });
+    const at = now();
+    if (!(await usage.countQuery(tenantId, quotaMonth(at), limits.queryQuota))) {
+      throw new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
+    }
+    return jsonResult(200, hits.map(toResult));
+  });
 }

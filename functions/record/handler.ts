@@ -1,14 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { readIdempotencyKey, requestHash } from '../../shared/domain/idempotency.js';
 import { quotaMonth } from '../../shared/domain/quota-month.js';
 import { newRecord } from '../../shared/domain/record.js';
 import { parseRecordInput } from '../../shared/domain/validation.js';
-import { principalOf, requirePrincipal } from '../../shared/http/auth-context.js';
-import { httpErrors } from '../../shared/http/error-handler.js';
-import { jsonBody, type JsonEvent } from '../../shared/http/json-body.js';
+import { apiRoute } from '../../shared/http/api-route.js';
+import { principalOf } from '../../shared/http/auth-context.js';
+import type { JsonEvent } from '../../shared/http/json-body.js';
 import { headerValue, jsonResult } from '../../shared/http/responses.js';
 import type { RecordStore } from '../../shared/ports.js';
 
@@ -20,23 +17,18 @@ export interface RecordHandlerDeps {
 
 /** `POST /api/v1/record` (memory_remember): validates, stores atomically with the quota, answers 201. */
 export function createRecordHandler({ records, logger, now = () => new Date() }: RecordHandlerDeps) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger))
-    .use(httpErrors(logger))
-    .use(requirePrincipal())
-    .use(jsonBody())
-    .handler(async (event) => {
-      const { tenantId, limits } = principalOf(event);
-      const input = parseRecordInput((event as unknown as JsonEvent).body);
-      const key = readIdempotencyKey(headerValue(event.headers, 'idempotency-key'));
-      const at = now();
-      const { receipt, replayed } = await records.create(tenantId, newRecord(tenantId, input, at), {
-        recordQuota: limits.recordQuota,
-        month: quotaMonth(at),
-        ...(key === undefined ? {} : { idempotency: { key, requestHash: requestHash(input) } }),
-      });
-      const headers: Record<string, string> = { Location: `/api/v1/record/${receipt.id}` };
-      if (replayed) headers['Idempotent-Replayed'] = 'true';
-      return jsonResult(201, receipt, headers);
+  return apiRoute(logger, { jsonBody: true }).handler(async (event) => {
+    const { tenantId, limits } = principalOf(event);
+    const input = parseRecordInput((event as unknown as JsonEvent).body);
+    const key = readIdempotencyKey(headerValue(event.headers, 'idempotency-key'));
+    const at = now();
+    const { receipt, replayed } = await records.create(tenantId, newRecord(tenantId, input, at), {
+      recordQuota: limits.recordQuota,
+      month: quotaMonth(at),
+      ...(key === undefined ? {} : { idempotency: { key, requestHash: requestHash(input) } }),
     });
+    const headers: Record<string, string> = { Location: `/api/v1/record/${receipt.id}` };
+    if (replayed) headers['Idempotent-Replayed'] = 'true';
+    return jsonResult(201, receipt, headers);
+  });
 }

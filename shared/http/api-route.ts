@@ -1,0 +1,19 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { requirePrincipal } from './auth-context.js';
+import { httpErrors } from './error-handler.js';
+import { jsonBody } from './json-body.js';
+
+/**
+ * The middy chain every API route shares, in order: the Lambda context in the logs, the one error mapper,
+ * the authenticated principal, and (for routes with a body) the JSON body. Add the route's handler to it.
+ */
+export function apiRoute(logger: Logger, options: { jsonBody: boolean }) {
+  const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger))
+    .use(httpErrors(logger))
+    .use(requirePrincipal());
+  return options.jsonBody ? route.use(jsonBody()) : route;
+}
