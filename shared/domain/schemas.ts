@@ -13,12 +13,12 @@ const nonBlank = (s: string) => s.trim() !== '';
 const requiredText = (maxChars: number) =>
   z
     .string()
-    .refine(nonBlank, { params: { code: 'missing_field' }, abort: true })
+    .refine(nonBlank, { message: 'must not be blank', abort: true })
     .refine((s) => codePoints(s) <= maxChars, { message: `must be at most ${maxChars} characters` });
 
 const bodyText = z
   .string()
-  .refine(nonBlank, { params: { code: 'missing_field' }, abort: true })
+  .refine(nonBlank, { message: 'must not be blank', abort: true })
   .refine((s) => utf8Bytes(s) <= LIMITS.bodyBytes, {
     params: { code: 'body_too_large' },
     message: `must be at most ${LIMITS.bodyBytes} bytes in UTF-8`,

@@ -29,9 +29,6 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
     return new AppError('missing_field', `${field} is required and must be a non-blank string`);
   }
   const named = (issue.code === 'custom' ? (issue.params?.code as ErrorCode | undefined) : undefined) ?? FIELD_CODES[field];
-  if (named === 'missing_field') {
-    return new AppError('missing_field', `${field} is required and must be a non-blank string`);
-  }
   if (named === 'invalid_type') return new AppError('invalid_type', TYPE_MESSAGE);
   if (named === 'invalid_limit') return new AppError('invalid_limit', 'limit must be an integer from 1 to 100');
   if (named === 'invalid_since') {
