@@ -55,6 +55,20 @@ export interface SearchIndex {
   search(tenantId: string, query: SearchQuery): Promise<SearchHit[]>;
 }
 
+/** One change the search index must follow, as the system of record's stream reports it. */
+export type IndexChange =
+  | { kind: 'upsert'; record: StoredRecord }
+  | { kind: 'delete'; tenant_id: string; id: string };
+
+/**
+ * The write side of the search index, fed from the DynamoDB stream. Changes are idempotent by record id,
+ * so a replayed batch leaves the index as it was.
+ */
+export interface DocumentIndex {
+  /** Applies the changes in order; one entry per change: null when applied, or why it failed. */
+  apply(changes: IndexChange[]): Promise<(string | null)[]>;
+}
+
 /** A stored key, as the authorizer sees it. */
 export interface KeyLookup {
   key: ApiKeyInfo;
@@ -108,9 +122,15 @@ export interface ClaimedJob extends ClassificationJob {
   attempts: number;
 }
 
-export interface JobQueue {
-  /** Queues jobs durably. */
-  enqueue(jobs: ClassificationJob[]): Promise<void>;
+/**
+ * Where new classification jobs go: SQS on AWS, the SQLite outbox locally. The result has one entry per
+ * job, in order: null when the job is queued durably, or why it was not, so a caller can retry just those.
+ */
+export interface JobSink {
+  enqueue(jobs: ClassificationJob[]): Promise<(string | null)[]>;
+}
+
+export interface JobQueue extends JobSink {
   /** Leases up to `max` ready jobs for `leaseMs`; a job not completed or retried in time comes back. */
   claim(max: number, leaseMs: number): Promise<ClaimedJob[]>;
   /** Removes finished jobs. */

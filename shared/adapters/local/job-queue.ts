@@ -15,10 +15,12 @@ interface JobRow {
 export class SqliteJobQueue implements JobQueue {
   constructor(private readonly db: Db, private readonly clock: () => number = Date.now) {}
 
-  async enqueue(jobs: ClassificationJob[]): Promise<void> {
+  /** Queues the jobs in one transaction: all of them are durable, or the call throws. */
+  async enqueue(jobs: ClassificationJob[]): Promise<(string | null)[]> {
     const insert = this.db.prepare('INSERT INTO classification_jobs (tenant_id, record_id, available_at) VALUES (?, ?, ?)');
     const now = this.clock();
     this.db.transaction(() => jobs.forEach((job) => insert.run(job.tenant_id, job.record_id, now)))();
+    return jobs.map(() => null);
   }
 
   async claim(max: number, leaseMs: number): Promise<ClaimedJob[]> {

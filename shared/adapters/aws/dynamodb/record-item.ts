@@ -1,0 +1,57 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
+import type { Classification, RecordType, StoredRecord } from '../../../domain/record.js';
+
+/** How many partitions one tenant's records spread over. */
+export const RECORD_SHARDS = 16;
+
+/**
+ * The key of a record. The partition is the tenant plus the last hex digit of the id, which is random in
+ * a UUIDv7, so a tenant's writes spread evenly over 16 partition keys. With the tenant alone, every write
+ * of a tenant would land on one partition key, and since UUIDv7 sort keys only grow, DynamoDB's split for
+ * heat could not spread them: one busy tenant would hit the 1000 WCU/s limit of a single partition.
+ * Nothing reads a tenant's records as a range (search is the index's job), so the shard costs nothing.
+ */
+export function recordKey(tenantId: string, id: string): { pk: string; id: string } {
+  const digit = id.at(-1)?.toLowerCase() ?? '0';
+  return { pk: `${tenantId}#${/^[0-9a-f]$/.test(digit) ? digit : '0'}`, id };
+}
+
+/** The item stored for a record. `metadata` is kept as its JSON text, so every JSON value round-trips. */
+export function recordToItem(record: StoredRecord): Record<string, unknown> {
+  return {
+    ...recordKey(record.tenant_id, record.id),
+    tenant_id: record.tenant_id,
+    agent_id: record.agent_id,
+    type: record.type,
+    title: record.title,
+    body: record.body,
+    client: record.client,
+    metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
+    created_at: record.created_at,
+    classification: record.classification,
+  };
+}
+
+/** Turns a stored item (as the document client returns it) back into the domain record. */
+export function recordFromItem(item: Record<string, unknown>): StoredRecord {
+  const metadata = item.metadata;
+  return {
+    id: item.id as string,
+    tenant_id: item.tenant_id as string,
+    agent_id: item.agent_id as string,
+    type: item.type as RecordType,
+    title: item.title as string,
+    body: item.body as string,
+    client: (item.client as string | null | undefined) ?? null,
+    metadata: typeof metadata === 'string' ? (JSON.parse(metadata) as Record<string, unknown>) : null,
+    created_at: item.created_at as string,
+    classification: (item.classification as Classification | null | undefined) ?? null,
+  };
+}
+
+/** Turns a DynamoDB stream image (as the Lambda event carries it) into the domain record. */
+export function recordFromImage(image: Record<string, StreamAttributeValue>): StoredRecord {
+  return recordFromItem(unmarshall(image as Record<string, AttributeValue>));
+}

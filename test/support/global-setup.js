@@ -1,0 +1,20 @@
+// Plain JavaScript: Jest loads global setup outside its ESM transform, so this file imports the
+// TypeScript launcher through tsx.
+import { tsImport } from 'tsx/esm/api';
+
+/**
+ * Starts one DynamoDB Local for the whole run and hands its endpoint to the test workers through the
+ * environment. Each fixture creates its own tables in it, so suites never share state. Without Java the
+ * DynamoDB suites are skipped, and say why.
+ */
+export default async function globalSetup() {
+  const { dynamoDbLocalUnavailable, startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
+  const unavailable = dynamoDbLocalUnavailable();
+  if (unavailable) {
+    process.env.MEMORY_TEST_DYNAMODB_UNAVAILABLE = unavailable;
+    return;
+  }
+  // Shared with global-teardown.js, which runs in the same process.
+  globalThis.dynamoDbLocal = await startDynamoDbLocal();
+  process.env.MEMORY_TEST_DYNAMODB_ENDPOINT = globalThis.dynamoDbLocal.endpoint;
+}
