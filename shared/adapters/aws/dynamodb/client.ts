@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoDbClientConfig {
@@ -10,6 +11,16 @@ export interface DynamoDbClientConfig {
 /** A DynamoDB client for AWS, or for DynamoDB Local when an endpoint is given. */
 export function dynamoDbClient(config: DynamoDbClientConfig): DynamoDBClient {
   return new DynamoDBClient({
+    region: config.region,
+    ...(config.dynamodbEndpoint
+      ? { endpoint: config.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+}
+
+/** A DynamoDB Streams client for AWS, or for the stream of DynamoDB Local (same endpoint) when one is given. */
+export function dynamoDbStreamsClient(config: DynamoDbClientConfig): DynamoDBStreamsClient {
+  return new DynamoDBStreamsClient({
     region: config.region,
     ...(config.dynamodbEndpoint
       ? { endpoint: config.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }

@@ -1,0 +1,51 @@
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { AppError } from '../../../domain/errors.js';
+
+/** How often a transaction cancelled by a concurrent one on the same item is tried again. */
+const CONFLICT_ATTEMPTS = 8;
+
+/** The outcome of a transaction: committed, or cancelled with one reason per item, in order. */
+export type TransactOutcome = { committed: true } | { committed: false; reasons: CancellationReason[] };
+
+/**
+ * Runs one TransactWriteItems. A cancellation by a condition comes back as reasons for the caller to read;
+ * a cancellation by a concurrent transaction on the same item (TransactionConflict) commits nothing, so it
+ * is tried again after a jittered pause. The SDK gives each call a ClientRequestToken and keeps it across
+ * its own retries, so a retry after a lost response is not applied twice.
+ */
+export async function transactWrite(db: DynamoDBDocumentClient, input: TransactWriteCommandInput): Promise<TransactOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.send(new TransactWriteCommand(input));
+      return { committed: true };
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons === null) throw throttled(error) ?? error;
+      const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
+      if (!conflict) return { committed: false, reasons };
+      if (attempt >= CONFLICT_ATTEMPTS) {
+        throw new AppError('rate_limited', 'Too many concurrent writes for this tenant; retry shortly', 1);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+    }
+  }
+}
+
+function cancellationReasons(error: unknown): CancellationReason[] | null {
+  if (error instanceof TransactionCanceledException) return error.CancellationReasons ?? [];
+  return null;
+}
+
+const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
+
+/**
+ * DynamoDB throttling that outlasted the SDK's retries, as the 429 the caller can act on; null for any
+ * other error. A tenant hits this only past the table's limits, which the rate limit keeps it far from.
+ */
+export function throttled(error: unknown): AppError | null {
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && THROTTLING.has(name)
+    ? new AppError('rate_limited', 'The service is busy; retry shortly', 1)
+    : null;
+}
