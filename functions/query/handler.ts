@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
@@ -7,12 +8,15 @@ import { parseSearchParams } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
+import { usageMetrics } from '../../shared/http/usage-metrics.js';
 import type { SearchIndex, UsageMeter } from '../../shared/ports.js';
 
 export interface QueryHandlerDeps {
   search: SearchIndex;
   usage: UsageMeter;
   logger: Logger;
+  /** Per-tenant usage metrics (on AWS); none locally. */
+  metrics?: Metrics;
   now?: () => Date;
 }
 
@@ -37,7 +41,8 @@ function toResult(hit: SearchHit) {
  * counted only when it succeeds, so a failed search never uses quota; when the quota is used up the
  * answer is 429 `query_quota_exceeded` with the seconds to the next UTC month.
  */
-export function createQueryHandler({ search, usage, logger, now = () => new Date() }: QueryHandlerDeps) {
+export function createQueryHandler({ search, usage, logger, metrics, now = () => new Date() }: QueryHandlerDeps) {
+  const usageMetric = usageMetrics(metrics);
   return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
     const { tenantId, limits } = principalOf(event);
     const params = parseSearchParams(event.queryStringParameters ?? {});
@@ -51,8 +56,11 @@ export function createQueryHandler({ search, usage, logger, now = () => new Date
     });
     const at = now();
     if (!(await usage.countQuery(tenantId, quotaMonth(at), limits.queryQuota))) {
-      throw new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
+      const error = new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
+      usageMetric.rejected(tenantId, error);
+      throw error;
     }
+    usageMetric.queryServed(tenantId);
     return jsonResult(200, hits.map(toResult));
   });
 }

@@ -1,32 +1,44 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { readIdempotencyKey, requestHash } from '../../shared/domain/idempotency.js';
 import { quotaMonth } from '../../shared/domain/quota-month.js';
-import { newRecord } from '../../shared/domain/record.js';
+import { newRecord, recordBytes } from '../../shared/domain/record.js';
 import { parseRecordInput } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import type { JsonEvent } from '../../shared/http/json-body.js';
 import { headerValue, jsonResult } from '../../shared/http/responses.js';
+import { usageMetrics } from '../../shared/http/usage-metrics.js';
 import type { RecordStore } from '../../shared/ports.js';
 
 export interface RecordHandlerDeps {
   records: RecordStore;
   logger: Logger;
+  /** Per-tenant usage metrics (on AWS); none locally. */
+  metrics?: Metrics;
   now?: () => Date;
 }
 
 /** `POST /api/v1/record` (memory_remember): validates, stores atomically with the quota, answers 201. */
-export function createRecordHandler({ records, logger, now = () => new Date() }: RecordHandlerDeps) {
+export function createRecordHandler({ records, logger, metrics, now = () => new Date() }: RecordHandlerDeps) {
+  const usage = usageMetrics(metrics);
   return apiRoute(logger, { jsonBody: true }).handler(async (event) => {
     const { tenantId, limits } = principalOf(event);
     const input = parseRecordInput((event as unknown as JsonEvent).body);
     const key = readIdempotencyKey(headerValue(event.headers, 'idempotency-key'));
     const at = now();
-    const { receipt, replayed } = await records.create(tenantId, newRecord(tenantId, input, at), {
-      recordQuota: limits.recordQuota,
-      month: quotaMonth(at),
-      ...(key === undefined ? {} : { idempotency: { key, requestHash: requestHash(input) } }),
-    });
+    const record = newRecord(tenantId, input, at);
+    const { receipt, replayed } = await records
+      .create(tenantId, record, {
+        recordQuota: limits.recordQuota,
+        month: quotaMonth(at),
+        ...(key === undefined ? {} : { idempotency: { key, requestHash: requestHash(input) } }),
+      })
+      .catch((error: unknown) => {
+        usage.rejected(tenantId, error);
+        throw error;
+      });
+    if (!replayed) usage.recordWritten(tenantId, recordBytes(record));
     const headers: Record<string, string> = { Location: `/api/v1/record/${receipt.id}` };
     if (replayed) headers['Idempotent-Replayed'] = 'true';
     return jsonResult(201, receipt, headers);

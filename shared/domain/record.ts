@@ -93,3 +93,14 @@ export function codePoints(s: string): number {
   for (const _ of s) n++;
   return n;
 }
+
+/** The bytes a record's own text takes (UTF-8 of its strings and of its metadata's JSON): what finance bills as storage. */
+export function recordBytes(record: Pick<StoredRecord, 'agent_id' | 'title' | 'body' | 'client' | 'metadata'>): number {
+  return (
+    utf8Bytes(record.agent_id) +
+    utf8Bytes(record.title) +
+    utf8Bytes(record.body) +
+    (record.client === null ? 0 : utf8Bytes(record.client)) +
+    (record.metadata === null ? 0 : utf8Bytes(JSON.stringify(record.metadata)))
+  );
+}
