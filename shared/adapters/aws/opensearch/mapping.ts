@@ -1,0 +1,157 @@
+import type { API, Client } from '@opensearch-project/opensearch';
+import { searchableText } from '../../../domain/query-parse.js';
+import type { Classification, RecordType, StoredRecord } from '../../../domain/record.js';
+
+/**
+ * What a record looks like in OpenSearch: the index template (settings and mapping) and the document
+ * written for each record, and back.
+ *
+ * Two copies of the text live in a document, on purpose. The analyzed `title` and `body` hold the
+ * searchable form (Unicode NFKC, `searchableText`), because OpenSearch has no NFKC normalizer without
+ * the ICU plugin, and the parser applies NFKC to the query: this is how "ﬁle" and "file" match each
+ * other, as they do on SQLite. The exact record, as stored, is kept in `record`, which is not indexed
+ * at all, and search results are read from it only.
+ */
+
+/** Bumped whenever the template changes, so operators can see which version a cluster holds. */
+export const RECORDS_TEMPLATE_VERSION = 1;
+
+/** The exact stored record as the `record` field keeps it: `metadata` is its JSON text. */
+export interface RecordSource extends Omit<StoredRecord, 'metadata'> {
+  metadata: string | null;
+}
+
+/** The document indexed for a record: filter and sort fields, NFKC text, and the exact record. */
+export interface RecordDocument {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  type: RecordType;
+  client: string | null;
+  created_at: string;
+  title: string;
+  body: string;
+  classification: Classification | null;
+  record: RecordSource;
+}
+
+export interface RecordsTemplateOptions {
+  /** Primary shards of each new index; 1 unless the index is expected to pass about 30 GB. */
+  shards?: number;
+  /** Replicas of each shard; 1 so that losing one data node (or one AZ) loses no data and no search. */
+  replicas?: number;
+}
+
+type IndexTemplateBody = API.Indices_PutIndexTemplate_RequestBody;
+
+/**
+ * The composable index template body for the record indices matching `indexPattern`: English analysis
+ * of the title and body, keywords for the exact-match filters, and nothing else indexed.
+ */
+export function recordsIndexTemplate(indexPattern: string, options: RecordsTemplateOptions = {}): IndexTemplateBody {
+  return {
+    index_patterns: [indexPattern],
+    // Above the priority 0 of catch-all templates (`*`), which would otherwise overlap and be refused.
+    priority: 100,
+    version: RECORDS_TEMPLATE_VERSION,
+    _meta: { description: 'agent memory records, one document per record, routed by tenant' },
+    template: {
+      settings: {
+        index: {
+          // Records are small (the body is at most 64 KiB, most are a few KB), so one shard of the
+          // recommended 10 to 30 GB holds millions of them. A search goes only to its tenant's shard
+          // (routing), so more shards add overhead, not speed, until one shard grows too big.
+          number_of_shards: options.shards ?? 1,
+          number_of_replicas: options.replicas ?? 1,
+        },
+      },
+      mappings: {
+        // A field the code does not know fails the write instead of growing the mapping in silence.
+        dynamic: 'strict',
+        // Every document is written with its tenant as routing; one written without it is refused.
+        _routing: { required: true },
+        properties: {
+          id: { type: 'keyword' },
+          tenant_id: { type: 'keyword' },
+          agent_id: { type: 'keyword' },
+          type: { type: 'keyword' },
+          client: { type: 'keyword' },
+          created_at: { type: 'date', format: 'strict_date_optional_time' },
+          title: { type: 'text', analyzer: 'english' },
+          body: { type: 'text', analyzer: 'english' },
+          classification: {
+            type: 'object',
+            properties: {
+              type: { type: 'keyword' },
+              confidence: { type: 'float' },
+              model: { type: 'keyword' },
+              classified_at: { type: 'date', format: 'strict_date_optional_time' },
+            },
+          },
+          // The exact record, metadata included, stored in _source and never parsed into fields: metadata
+          // is never searched, and its keys can be anything a caller sends.
+          record: { type: 'object', enabled: false },
+        },
+      },
+    },
+  };
+}
+
+/** Creates or replaces the records index template; it applies to indices created afterwards. */
+export async function putRecordsIndexTemplate(
+  client: Client,
+  template: { name: string; indexPattern: string } & RecordsTemplateOptions,
+): Promise<void> {
+  const { name, indexPattern, ...options } = template;
+  await client.indices.putIndexTemplate({ name, body: recordsIndexTemplate(indexPattern, options) });
+}
+
+/** The document to index for a stored record. */
+export function recordDocument(record: StoredRecord): RecordDocument {
+  return {
+    id: record.id,
+    tenant_id: record.tenant_id,
+    agent_id: record.agent_id,
+    type: record.type,
+    client: record.client,
+    created_at: record.created_at,
+    title: searchableText(record.title),
+    body: searchableText(record.body),
+    classification: record.classification,
+    record: {
+      id: record.id,
+      tenant_id: record.tenant_id,
+      agent_id: record.agent_id,
+      type: record.type,
+      title: record.title,
+      body: record.body,
+      client: record.client,
+      // As JSON text, as the DynamoDB item keeps it: any JSON object round-trips exactly, however deep
+      // (OpenSearch's parser limits nesting) and whatever its keys (the client refuses a response
+      // that has a `__proto__` key, which metadata is free to have).
+      metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
+      created_at: record.created_at,
+      classification: record.classification,
+    },
+  };
+}
+
+/** The stored record kept in a document's `_source`, exactly as it was written. */
+export function recordFromSource(source: unknown): StoredRecord {
+  const record = (source as { record?: RecordSource } | null | undefined)?.record;
+  if (record === undefined || record === null || typeof record !== 'object') {
+    throw new Error('an OpenSearch hit has no record in its _source');
+  }
+  return {
+    id: record.id,
+    tenant_id: record.tenant_id,
+    agent_id: record.agent_id,
+    type: record.type,
+    title: record.title,
+    body: record.body,
+    client: record.client ?? null,
+    metadata: typeof record.metadata === 'string' ? (JSON.parse(record.metadata) as Record<string, unknown>) : null,
+    created_at: record.created_at,
+    classification: record.classification ?? null,
+  };
+}

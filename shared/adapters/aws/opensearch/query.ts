@@ -1,0 +1,82 @@
+import type { API, Types } from '@opensearch-project/opensearch';
+import { isEmptyQuery } from '../../../domain/query-parse.js';
+import type { SearchQuery } from '../../../ports.js';
+
+type Query = Types.Common_QueryDsl.QueryContainer;
+
+/** How much a title match weighs against a body match: 4, the title weight of the SQLite backend's bm25(). */
+export const TITLE_BOOST = 4;
+
+/** The fields every search reads: the exact record only, never the analyzed copies. */
+const SOURCE = ['record'];
+
+/** One search request: its body, and the routing that sends it to the tenant's shard only. */
+export interface OpenSearchSearchRequest {
+  routing: string;
+  body: API.Search_RequestBody;
+}
+
+/**
+ * Builds the search request for one tenant's query, or null when the query has words to match but none
+ * left after parsing (only stop words or punctuation), so nothing can match and no request is needed.
+ * The user's words only ever go in as the text of `match` and `match_phrase` queries, which analyze text
+ * and read no syntax; nothing reaches a query-string parser.
+ */
+export function buildSearchRequest(tenantId: string, query: SearchQuery): OpenSearchSearchRequest | null {
+  const filter = filters(tenantId, query);
+  if (query.text === null) {
+    return {
+      routing: tenantId,
+      body: {
+        size: query.limit,
+        track_total_hits: false,
+        _source: SOURCE,
+        query: { bool: { filter } },
+        sort: [{ created_at: 'desc' }, { id: 'desc' }],
+      },
+    };
+  }
+  if (isEmptyQuery(query.text)) return null;
+  return {
+    routing: tenantId,
+    body: {
+      size: query.limit,
+      track_total_hits: false,
+      _source: SOURCE,
+      query: { bool: { filter, should: textClauses(query.text.terms, query.text.phrases), minimum_should_match: 1 } },
+      // Equal scores are common (the same words in short records), so ties fall back to newest first.
+      sort: [{ _score: 'desc' }, { created_at: 'desc' }, { id: 'desc' }],
+    },
+  };
+}
+
+/** The tenant, then each filter the query sets; all in filter context, so they never change the score. */
+function filters(tenantId: string, query: SearchQuery): Query[] {
+  const clauses: Query[] = [{ term: { tenant_id: tenantId } }];
+  for (const field of ['agent_id', 'type', 'client'] as const) {
+    const value = query[field];
+    if (value !== undefined && value !== null) clauses.push({ term: { [field]: value } });
+  }
+  if (query.since !== undefined) clauses.push({ range: { created_at: { gte: query.since } } });
+  return clauses;
+}
+
+/**
+ * Words OR-ed in one `match` per field, each phrase as a `match_phrase` per field; the title clauses are
+ * boosted. The scores of the clauses that match add up, as the per-column bm25() scores do on SQLite.
+ */
+function textClauses(terms: string[], phrases: string[][]): Query[] {
+  const clauses: Query[] = [];
+  if (terms.length > 0) {
+    const words = terms.join(' ');
+    clauses.push({ match: { title: { query: words, boost: TITLE_BOOST } } }, { match: { body: { query: words } } });
+  }
+  for (const phrase of phrases) {
+    const text = phrase.join(' ');
+    clauses.push(
+      { match_phrase: { title: { query: text, boost: TITLE_BOOST } } },
+      { match_phrase: { body: { query: text } } },
+    );
+  }
+  return clauses;
+}

@@ -1,0 +1,418 @@
+import type { Client } from '@opensearch-project/opensearch';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
+import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
+import { putRecordsIndexTemplate, recordDocument, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
+import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+import { rankFromScore } from '../../shared/domain/rank.js';
+import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
+
+/** One request as the fake cluster received it. */
+interface Received {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body; for `_bulk`, the parsed NDJSON lines. */
+  body: unknown;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A real HTTP server on an ephemeral port that plays an OpenSearch cluster: it records every request
+ * and answers whatever the test tells it to.
+ */
+class FakeOpenSearch {
+  readonly received: Received[] = [];
+  reply: (request: Received) => Reply = () => ({ status: 200, body: {} });
+  private readonly server: Server;
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const body = url.pathname.endsWith('/_bulk')
+          ? raw.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown)
+          : raw === '' ? undefined : (JSON.parse(raw) as unknown);
+        const request: Received = {
+          method: req.method ?? '',
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers: req.headers,
+          body,
+        };
+        this.received.push(request);
+        const reply = this.reply(request);
+        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(reply.body));
+      });
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+const INDEX = 'memory-records';
+const TENANT = '0193a000-0000-7000-8000-00000000000a';
+const OTHER = '0193a000-0000-7000-8000-00000000000b';
+
+function record(tenantId: string, at: string, extra: Partial<StoredRecord> = {}): StoredRecord {
+  return {
+    ...newRecord(tenantId, { agent_id: 'support-bot', type: 'fact', title: 'A title', body: 'A body' }, new Date(at)),
+    ...extra,
+  };
+}
+
+let fake: FakeOpenSearch;
+let client: Client;
+
+beforeEach(async () => {
+  fake = new FakeOpenSearch();
+  client = openSearchClient({ node: await fake.start(), sigv4: false });
+});
+
+afterEach(async () => {
+  await client.close();
+  await fake.stop();
+});
+
+describe('OpenSearchSearchIndex', () => {
+  const first = record(TENANT, '2026-11-10T12:00:00.001Z', {
+    title: 'The ﬁle server keeps running',
+    body: 'Ｆｕｌｌ-width text, kept as sent.  ',
+    client: 'acme',
+    metadata: { source: 'chat', nested: { list: [1, 'two', null, 2.5, { deep: true }] }, empty: {} },
+    classification: { type: 'decision', confidence: 0.8, model: 'keyword-baseline-v1', classified_at: '2026-11-10T12:00:02.000Z' },
+  });
+  const second = record(TENANT, '2026-11-10T12:00:00.002Z');
+
+  const hitsReply = (hits: { record: StoredRecord; score: number | null }[]): Reply => ({
+    status: 200,
+    body: {
+      took: 3,
+      timed_out: false,
+      _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+      hits: {
+        max_score: hits[0]?.score ?? null,
+        hits: hits.map(({ record: r, score }) => ({
+          _index: INDEX,
+          _id: r.id,
+          _score: score,
+          _routing: r.tenant_id,
+          _source: { record: recordDocument(r).record },
+          sort: score === null ? [Date.parse(r.created_at), r.id] : [score, Date.parse(r.created_at), r.id],
+        })),
+      },
+    },
+  });
+
+  test('a text search is one routed request to the index, and hits come back exact with their rank', async () => {
+    fake.reply = () => hitsReply([{ record: first, score: 30 }, { record: second, score: 10 }]);
+    const query = { text: parseQuery('running "file server"'), client: 'acme', limit: 5 };
+    const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, query);
+
+    expect(fake.received).toHaveLength(1);
+    const [request] = fake.received;
+    expect(request).toMatchObject({ method: 'POST', path: `/${INDEX}/_search` });
+    expect(request!.query).toEqual({ routing: TENANT });
+    expect(request!.body).toEqual(buildSearchRequest(TENANT, query)!.body);
+    expect(request!.body).toMatchObject({ size: 5, _source: ['record'] });
+
+    expect(hits).toEqual([
+      { ...first, rank: 0.75 },
+      { ...second, rank: 0.5 },
+    ]);
+    expect(hits[0]!.rank).toBe(rankFromScore(30));
+    expect(hits[0]!.title).toBe('The ﬁle server keeps running');
+    expect(hits[0]!.body).toBe('Ｆｕｌｌ-width text, kept as sent.  ');
+    expect(JSON.stringify(hits[0]!.metadata)).toBe(JSON.stringify(first.metadata));
+  });
+
+  test('without text the hits have rank 0, whatever _score says', async () => {
+    fake.reply = () => hitsReply([{ record: second, score: null }, { record: first, score: null }]);
+    const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: null, limit: 20 });
+    expect(fake.received[0]!.body).toEqual({
+      size: 20,
+      track_total_hits: false,
+      _source: ['record'],
+      query: { bool: { filter: [{ term: { tenant_id: TENANT } }] } },
+      sort: [{ created_at: 'desc' }, { id: 'desc' }],
+    });
+    expect(hits).toEqual([
+      { ...second, rank: 0 },
+      { ...first, rank: 0 },
+    ]);
+  });
+
+  test('text of only stop words or punctuation returns nothing, without a request', async () => {
+    const search = new OpenSearchSearchIndex(client, INDEX);
+    expect(await search.search(TENANT, { text: parseQuery('the of *:()'), limit: 20 })).toEqual([]);
+    expect(fake.received).toEqual([]);
+  });
+
+  test('metadata of any shape round-trips, even keys the client would refuse in a response', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 1500; i++) deep = { d: deep };
+    const metadata = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}') as Record<string, unknown>;
+    metadata.deep = deep;
+    const odd = record(TENANT, '2026-11-10T12:00:00.003Z', { metadata });
+    fake.reply = () => hitsReply([{ record: odd, score: 1 }]);
+    const [hit] = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), limit: 1 });
+    expect(JSON.stringify(hit!.metadata)).toBe(JSON.stringify(metadata));
+    expect(Object.keys(hit!.metadata!)).toEqual(['__proto__', 'constructor', 'deep']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test("a hit holding another tenant's record fails the search instead of showing it", async () => {
+    fake.reply = () => hitsReply([{ record: record(OTHER, '2026-11-10T12:00:00.004Z'), score: 1 }]);
+    await expect(new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: null, limit: 20 })).rejects.toThrow(
+      "holds another tenant's record",
+    );
+  });
+
+  test('a failed search request fails the search', async () => {
+    fake.reply = () => ({ status: 404, body: { error: { type: 'index_not_found_exception', reason: 'no such index [memory-records]' }, status: 404 } });
+    await expect(new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: null, limit: 20 })).rejects.toThrow(
+      'index_not_found_exception',
+    );
+  });
+});
+
+describe('OpenSearchDocumentIndex', () => {
+  const a = record(TENANT, '2026-11-10T12:00:00.001Z', { title: 'ﬁle', metadata: { k: [1, 'two'] }, client: 'acme' });
+  const b = record(OTHER, '2026-11-10T12:00:00.002Z');
+  const c = record(TENANT, '2026-11-10T12:00:00.003Z');
+
+  test('one bulk request: index with the record id and tenant routing, delete likewise, no refresh', async () => {
+    fake.reply = () => ({
+      status: 200,
+      body: {
+        took: 5,
+        errors: false,
+        items: [
+          { index: { _index: INDEX, _id: a.id, _version: 1, result: 'created', status: 201 } },
+          { delete: { _index: INDEX, _id: 'gone', _version: 2, result: 'deleted', status: 200 } },
+          { index: { _index: INDEX, _id: b.id, _version: 3, result: 'updated', status: 200 } },
+        ],
+      },
+    });
+    const changes = [
+      { kind: 'upsert' as const, record: a },
+      { kind: 'delete' as const, tenant_id: TENANT, id: 'gone' },
+      { kind: 'upsert' as const, record: b },
+    ];
+    expect(await new OpenSearchDocumentIndex(client, INDEX).apply(changes)).toEqual([null, null, null]);
+
+    expect(fake.received).toHaveLength(1);
+    const [request] = fake.received;
+    // The client sends a bulk with an index in its path as PUT; OpenSearch takes PUT or POST there.
+    expect(request).toMatchObject({ method: 'PUT', path: `/${INDEX}/_bulk`, query: {} });
+    expect(request!.headers['content-type']).toMatch(/ndjson/);
+    expect(request!.body).toEqual([
+      { index: { _id: a.id, routing: TENANT } },
+      {
+        id: a.id,
+        tenant_id: TENANT,
+        agent_id: 'support-bot',
+        type: 'fact',
+        client: 'acme',
+        created_at: a.created_at,
+        title: 'file',
+        body: 'A body',
+        classification: null,
+        record: {
+          id: a.id,
+          tenant_id: TENANT,
+          agent_id: 'support-bot',
+          type: 'fact',
+          title: 'ﬁle',
+          body: 'A body',
+          client: 'acme',
+          metadata: '{"k":[1,"two"]}',
+          created_at: a.created_at,
+          classification: null,
+        },
+      },
+      { delete: { _id: 'gone', routing: TENANT } },
+      { index: { _id: b.id, routing: OTHER } },
+      recordDocument(b),
+    ]);
+  });
+
+  test('a replay sends the same document again, under the same id', async () => {
+    fake.reply = () => ({ status: 200, body: { took: 1, errors: false, items: [{ index: { _index: INDEX, _id: c.id, result: 'updated', status: 200 } }] } });
+    const index = new OpenSearchDocumentIndex(client, INDEX);
+    await index.apply([{ kind: 'upsert', record: c }]);
+    await index.apply([{ kind: 'upsert', record: c }]);
+    expect(fake.received[1]!.body).toEqual(fake.received[0]!.body);
+  });
+
+  test('per-item results: success, a delete of nothing, a mapping error and a rejection', async () => {
+    fake.reply = () => ({
+      status: 200,
+      body: {
+        took: 5,
+        errors: true,
+        items: [
+          { index: { _index: INDEX, _id: a.id, result: 'created', status: 201 } },
+          { delete: { _index: INDEX, _id: 'missing', result: 'not_found', status: 404 } },
+          {
+            index: {
+              _index: INDEX,
+              _id: b.id,
+              status: 400,
+              error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [created_at] of type [date]' },
+            },
+          },
+          {
+            index: {
+              _index: INDEX,
+              _id: c.id,
+              status: 429,
+              error: { type: 'rejected_execution_exception', reason: 'rejected execution of coordinating operation' },
+            },
+          },
+          {
+            delete: {
+              _index: INDEX,
+              _id: 'x',
+              status: 404,
+              error: { type: 'index_not_found_exception', reason: 'no such index [memory-records]' },
+            },
+          },
+        ],
+      },
+    });
+    const result = await new OpenSearchDocumentIndex(client, INDEX).apply([
+      { kind: 'upsert', record: a },
+      { kind: 'delete', tenant_id: TENANT, id: 'missing' },
+      { kind: 'upsert', record: b },
+      { kind: 'upsert', record: c },
+      { kind: 'delete', tenant_id: TENANT, id: 'x' },
+    ]);
+    expect(result).toEqual([
+      null,
+      null,
+      '400 mapper_parsing_exception: failed to parse field [created_at] of type [date]',
+      '429 rejected_execution_exception: rejected execution of coordinating operation',
+      '404 index_not_found_exception: no such index [memory-records]',
+    ]);
+  });
+
+  test('a change the bulk response has no item for has failed', async () => {
+    fake.reply = () => ({ status: 200, body: { took: 1, errors: false, items: [{ index: { _index: INDEX, _id: a.id, status: 201 } }] } });
+    const result = await new OpenSearchDocumentIndex(client, INDEX).apply([
+      { kind: 'upsert', record: a },
+      { kind: 'upsert', record: b },
+    ]);
+    expect(result).toEqual([null, 'the bulk response has no item for this change']);
+  });
+
+  test('when the whole bulk request fails, every change fails with its error', async () => {
+    fake.reply = () => ({
+      status: 500,
+      body: { error: { type: 'internal_server_error', reason: 'boom', root_cause: [{ type: 'internal_server_error', reason: 'boom' }] }, status: 500 },
+    });
+    const result = await new OpenSearchDocumentIndex(client, INDEX).apply([
+      { kind: 'upsert', record: a },
+      { kind: 'delete', tenant_id: TENANT, id: 'gone' },
+    ]);
+    const reason = 'bulk request failed: 500 internal_server_error: [internal_server_error] Reason: boom';
+    expect(result).toEqual([reason, reason]);
+    expect(fake.received).toHaveLength(1);
+  });
+
+  test('no changes, no request', async () => {
+    expect(await new OpenSearchDocumentIndex(client, INDEX).apply([])).toEqual([]);
+    expect(fake.received).toEqual([]);
+  });
+});
+
+describe('the records index template', () => {
+  test('is put as a composable index template for the pattern', async () => {
+    fake.reply = () => ({ status: 200, body: { acknowledged: true } });
+    await putRecordsIndexTemplate(client, { name: 'memory-records', indexPattern: 'memory-records-*' });
+    expect(fake.received).toHaveLength(1);
+    // The client sends it as POST; OpenSearch serves PUT and POST on this path alike.
+    expect(fake.received[0]).toMatchObject({ method: 'POST', path: '/_index_template/memory-records', query: {} });
+    expect(fake.received[0]!.body).toEqual(recordsIndexTemplate('memory-records-*'));
+  });
+
+  test('analyzes title and body in English, keeps filters as keywords and indexes nothing else', () => {
+    const template = recordsIndexTemplate('memory-records-*', { replicas: 2 });
+    expect(template).toMatchObject({
+      index_patterns: ['memory-records-*'],
+      template: { settings: { index: { number_of_shards: 1, number_of_replicas: 2 } } },
+    });
+    expect(template.template!.mappings).toEqual({
+      dynamic: 'strict',
+      _routing: { required: true },
+      properties: {
+        id: { type: 'keyword' },
+        tenant_id: { type: 'keyword' },
+        agent_id: { type: 'keyword' },
+        type: { type: 'keyword' },
+        client: { type: 'keyword' },
+        created_at: { type: 'date', format: 'strict_date_optional_time' },
+        title: { type: 'text', analyzer: 'english' },
+        body: { type: 'text', analyzer: 'english' },
+        classification: {
+          type: 'object',
+          properties: {
+            type: { type: 'keyword' },
+            confidence: { type: 'float' },
+            model: { type: 'keyword' },
+            classified_at: { type: 'date', format: 'strict_date_optional_time' },
+          },
+        },
+        record: { type: 'object', enabled: false },
+      },
+    });
+  });
+});
+
+describe('openSearchClient', () => {
+  test('signs every request with SigV4 for the es service when told to', async () => {
+    const signed = openSearchClient({
+      node: `http://127.0.0.1:${new URL(client.connectionPool.connections[0]!.url).port}`,
+      sigv4: {
+        region: 'eu-west-1',
+        getCredentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }),
+      },
+    });
+    try {
+      fake.reply = () => ({ status: 200, body: { took: 1, errors: false, items: [{ delete: { _index: INDEX, status: 404 } }] } });
+      await new OpenSearchDocumentIndex(signed, INDEX).apply([{ kind: 'delete', tenant_id: TENANT, id: 'x' }]);
+    } finally {
+      await signed.close();
+    }
+    const { headers } = fake.received[0]!;
+    expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, /);
+    expect(headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(headers['x-amz-content-sha256']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test('sends requests unsigned when told so', async () => {
+    fake.reply = () => ({ status: 200, body: { took: 1, errors: false, items: [{ delete: { _index: INDEX, status: 404 } }] } });
+    await new OpenSearchDocumentIndex(client, INDEX).apply([{ kind: 'delete', tenant_id: TENANT, id: 'x' }]);
+    expect(fake.received[0]!.headers.authorization).toBeUndefined();
+  });
+});

@@ -1,0 +1,210 @@
+import { BM25_WEIGHTS } from '../../shared/adapters/local/search-index.js';
+import { buildSearchRequest, TITLE_BOOST } from '../../shared/adapters/aws/opensearch/query.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+import type { SearchQuery } from '../../shared/ports.js';
+
+const TENANT = '0193a000-0000-7000-8000-00000000000a';
+const SOURCE = ['record'];
+const RANKED_SORT = [{ _score: 'desc' }, { created_at: 'desc' }, { id: 'desc' }];
+const tenantFilter = { term: { tenant_id: TENANT } };
+
+function build(q: string | null, rest: Partial<SearchQuery> = {}) {
+  return buildSearchRequest(TENANT, { text: parseQuery(q), limit: 20, ...rest });
+}
+
+/** Every leaf query of a request body, as [kind, argument] pairs. */
+function leaves(node: unknown, out: [string, unknown][] = []): [string, unknown][] {
+  if (Array.isArray(node)) for (const n of node) leaves(n, out);
+  else if (node !== null && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (['term', 'range', 'match', 'match_phrase'].includes(k)) out.push([k, v]);
+      else leaves(v, out);
+    }
+  }
+  return out;
+}
+
+describe('OpenSearch query builder', () => {
+  test('the title weighs what it weighs on SQLite', () => {
+    expect(TITLE_BOOST).toBe(BM25_WEIGHTS.title);
+  });
+
+  test('words only: one OR match per field, title boosted, at least one must match', () => {
+    expect(build('running fast deploys')).toEqual({
+      routing: TENANT,
+      body: {
+        size: 20,
+        track_total_hits: false,
+        _source: SOURCE,
+        query: {
+          bool: {
+            filter: [tenantFilter],
+            should: [
+              { match: { title: { query: 'running fast deploys', boost: 4 } } },
+              { match: { body: { query: 'running fast deploys' } } },
+            ],
+            minimum_should_match: 1,
+          },
+        },
+        sort: RANKED_SORT,
+      },
+    });
+  });
+
+  test('phrases only: a match_phrase per field for each phrase', () => {
+    expect(build('"dark mode" "the file server"')).toEqual({
+      routing: TENANT,
+      body: {
+        size: 20,
+        track_total_hits: false,
+        _source: SOURCE,
+        query: {
+          bool: {
+            filter: [tenantFilter],
+            should: [
+              { match_phrase: { title: { query: 'dark mode', boost: 4 } } },
+              { match_phrase: { body: { query: 'dark mode' } } },
+              { match_phrase: { title: { query: 'the file server', boost: 4 } } },
+              { match_phrase: { body: { query: 'the file server' } } },
+            ],
+            minimum_should_match: 1,
+          },
+        },
+        sort: RANKED_SORT,
+      },
+    });
+  });
+
+  test('words and phrases together, stop words dropped from the words only', () => {
+    expect(build('the "dark mode" is running', { limit: 5 })).toEqual({
+      routing: TENANT,
+      body: {
+        size: 5,
+        track_total_hits: false,
+        _source: SOURCE,
+        query: {
+          bool: {
+            filter: [tenantFilter],
+            should: [
+              { match: { title: { query: 'running', boost: 4 } } },
+              { match: { body: { query: 'running' } } },
+              { match_phrase: { title: { query: 'dark mode', boost: 4 } } },
+              { match_phrase: { body: { query: 'dark mode' } } },
+            ],
+            minimum_should_match: 1,
+          },
+        },
+        sort: RANKED_SORT,
+      },
+    });
+  });
+
+  test('compatibility characters in the query are matched in their NFKC form', () => {
+    expect(build('ﬁle')!.body.query).toEqual({
+      bool: {
+        filter: [tenantFilter],
+        should: [{ match: { title: { query: 'file', boost: 4 } } }, { match: { body: { query: 'file' } } }],
+        minimum_should_match: 1,
+      },
+    });
+  });
+
+  test.each([
+    ['agent_id', { agent_id: 'support-bot' }, { term: { agent_id: 'support-bot' } }],
+    ['type', { type: 'decision' as const }, { term: { type: 'decision' } }],
+    ['client', { client: 'acme' }, { term: { client: 'acme' } }],
+    ['since', { since: '2026-11-01T00:00:00.000Z' }, { range: { created_at: { gte: '2026-11-01T00:00:00.000Z' } } }],
+  ])('the %s filter goes in filter context, after the tenant', (_name, rest, clause) => {
+    expect(build('alpha', rest)!.body.query).toEqual({
+      bool: {
+        filter: [tenantFilter, clause],
+        should: [{ match: { title: { query: 'alpha', boost: 4 } } }, { match: { body: { query: 'alpha' } } }],
+        minimum_should_match: 1,
+      },
+    });
+  });
+
+  test('every filter at once, in a fixed order; null filters are left out', () => {
+    const all = { agent_id: 'a', type: 'fact' as const, client: 'c', since: '2026-11-01T00:00:00.000Z' };
+    expect(build(null, all)!.body.query).toEqual({
+      bool: {
+        filter: [
+          tenantFilter,
+          { term: { agent_id: 'a' } },
+          { term: { type: 'fact' } },
+          { term: { client: 'c' } },
+          { range: { created_at: { gte: '2026-11-01T00:00:00.000Z' } } },
+        ],
+      },
+    });
+    expect(build(null, { agent_id: null, client: null })!.body.query).toEqual({ bool: { filter: [tenantFilter] } });
+  });
+
+  test('no text: a filter-only query, newest first', () => {
+    expect(build(null, { limit: 7 })).toEqual({
+      routing: TENANT,
+      body: {
+        size: 7,
+        track_total_hits: false,
+        _source: SOURCE,
+        query: { bool: { filter: [tenantFilter] } },
+        sort: [{ created_at: 'desc' }, { id: 'desc' }],
+      },
+    });
+    expect(build('   ')).toEqual(build(null));
+  });
+
+  test('text of only stop words or punctuation needs no request', () => {
+    for (const q of ['the', 'the of and', '*', '*:()', '"" ""', '---']) expect(build(q)).toBeNull();
+  });
+
+  test('hostile input is only ever the text of match and match_phrase queries', () => {
+    const hostile = [
+      'title:(secret OR admin*) AND body:"drop"',
+      "'; DROP TABLE records; --",
+      'foo) OR (bar',
+      'tenant_id:* OR _id:*',
+      '\\" {"query_string":{"query":"*"}}',
+      '东京 タワー Москва',
+      '"unclosed phrase',
+    ];
+    for (const q of hostile) {
+      const request = build(q)!;
+      const json = JSON.stringify(request.body);
+      expect(json).not.toMatch(/query_string|simple_query_string|wildcard|regexp|prefix|script/);
+      expect(request.routing).toBe(TENANT);
+      const found = leaves(request.body.query);
+      // The tenant filter is there, unchanged, and the user's text became nothing but words.
+      expect(found[0]).toEqual(['term', { tenant_id: TENANT }]);
+      for (const [kind, arg] of found.slice(1)) {
+        expect(['match', 'match_phrase']).toContain(kind);
+        const [field] = Object.values(arg as Record<string, { query: string }>);
+        expect(field!.query).toMatch(/^[\p{L}\p{N}\p{M}]+( [\p{L}\p{N}\p{M}]+)*$/u);
+      }
+    }
+    expect(build('title:(secret OR admin*) AND body:"drop"')!.body.query).toEqual({
+      bool: {
+        filter: [tenantFilter],
+        should: [
+          { match: { title: { query: 'title secret admin body', boost: 4 } } },
+          { match: { body: { query: 'title secret admin body' } } },
+          { match_phrase: { title: { query: 'drop', boost: 4 } } },
+          { match_phrase: { body: { query: 'drop' } } },
+        ],
+        minimum_should_match: 1,
+      },
+    });
+    expect(build('东京 タワー Москва')!.body.query).toMatchObject({
+      bool: { should: [{ match: { title: { query: '东京 タワー москва' } } }, { match: { body: { query: '东京 タワー москва' } } }] },
+    });
+  });
+
+  test('a filter value is passed as an exact term, whatever it holds', () => {
+    const request = build(null, { agent_id: '*) OR tenant_id:*', client: '" OR 1=1 --' })!;
+    expect(request.body.query).toEqual({
+      bool: {
+        filter: [tenantFilter, { term: { agent_id: '*) OR tenant_id:*' } }, { term: { client: '" OR 1=1 --' } }],
+      },
+    });
+  });
+});
