@@ -14,12 +14,24 @@ export const awsEnvSchema = z.object({
   MEMORY_TENANTS_TABLE: z.string().min(3).default('memory-tenants'),
   MEMORY_USAGE_TABLE: z.string().min(3).default('memory-usage'),
   MEMORY_IDEMPOTENCY_TABLE: z.string().min(3).default('memory-idempotency'),
+  /** The search domain's endpoint (`https://…`); the query and indexer Lambdas need it. */
+  OPENSEARCH_ENDPOINT: z.url().optional(),
+  /** The records index, or an alias with one write index. */
+  OPENSEARCH_INDEX: z.string().min(1).default('memory-records'),
+  /** The classification queue; the indexer Lambda needs it. */
+  CLASSIFICATION_QUEUE_URL: z.url().optional(),
+  POWERTOOLS_SERVICE_NAME: z.string().min(1).default('memory'),
+  POWERTOOLS_METRICS_NAMESPACE: z.string().min(1).default('AgentMemory'),
 });
 
 export interface AwsConfig {
   region: string;
   dynamodbEndpoint: string | undefined;
   tables: TableNames;
+  opensearch: { endpoint: string | undefined; index: string };
+  classificationQueueUrl: string | undefined;
+  serviceName: string;
+  metricsNamespace: string;
 }
 
 /** Reads and validates the AWS settings; throws with every problem listed. */
@@ -39,5 +51,15 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
       usage: c.MEMORY_USAGE_TABLE,
       idempotency: c.MEMORY_IDEMPOTENCY_TABLE,
     },
+    opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX },
+    classificationQueueUrl: c.CLASSIFICATION_QUEUE_URL,
+    serviceName: c.POWERTOOLS_SERVICE_NAME,
+    metricsNamespace: c.POWERTOOLS_METRICS_NAMESPACE,
   };
+}
+
+/** A setting one Lambda cannot run without; throws at cold start, naming it, when it is missing. */
+export function required<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`invalid configuration: ${name} is required by this function`);
+  return value;
 }

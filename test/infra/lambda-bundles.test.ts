@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { LAMBDA_ESBUILD, LAMBDA_FUNCTIONS, LOCAL_ONLY } from '../../infra/lambda-bundling.js';
+
+/** The settings the stack gives every function (no call is made: the entries only wire their clients). */
+const LAMBDA_ENV = {
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  OPENSEARCH_ENDPOINT: 'https://search-memory.eu-west-1.es.amazonaws.com',
+  CLASSIFICATION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/memory-classification',
+};
+
+describe('Lambda bundles', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'memory-bundles-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test.each(LAMBDA_FUNCTIONS)('%s bundles without local-only code and loads in a fresh Node process', async (name) => {
+    const outfile = join(dir, name, 'index.mjs');
+    const result = await build({ ...LAMBDA_ESBUILD, entryPoints: [`functions/${name}/index.ts`], outfile, metafile: true });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain(`functions/${name}/handler.ts`);
+    for (const pattern of LOCAL_ONLY) expect(inputs.filter((input) => pattern.test(input))).toEqual([]);
+
+    const kind = execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(outfile)}); console.log(typeof m.handler);`], {
+      env: { PATH: process.env.PATH, ...LAMBDA_ENV },
+      encoding: 'utf8',
+    });
+    expect(kind.trim()).toBe('function');
+  });
+
+  test('an entry missing a setting it needs fails at cold start and names it', async () => {
+    const outfile = join(dir, 'query-missing', 'index.mjs');
+    await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/query/index.ts'], outfile });
+    const { OPENSEARCH_ENDPOINT: _omitted, ...env } = LAMBDA_ENV;
+    expect(() =>
+      execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
+        env: { PATH: process.env.PATH, ...env },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      }),
+    ).toThrow(/OPENSEARCH_ENDPOINT is required/);
+  });
+});
