@@ -1,13 +1,33 @@
+import { spawnSync } from 'node:child_process';
+
 /** Jest runs the TypeScript sources as native ESM, compiled by SWC. */
-export default {
+const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
   },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+};
+
+/** The HTTP suites that run in-process, and so run a second time on the AWS-shaped backend. */
+const HTTP_SUITES = ['smoke', 'errors', 'route-security', 'search', 'writes'].map((name) => `<rootDir>/test/e2e/${name}.test.ts`);
+
+// Without Java there is no DynamoDB Local: the AWS-shaped run is then one skipped test that says so.
+const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+const hasJava = !java.error && java.status === 0;
+
+export default {
   testTimeout: 30000,
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
+  projects: [
+    { ...common, displayName: 'sqlite', testMatch: ['<rootDir>/test/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'aws-shaped',
+      testMatch: hasJava ? HTTP_SUITES : ['<rootDir>/test/support/aws-shaped-skipped.test.ts'],
+      setupFiles: ['<rootDir>/test/support/aws-shaped-env.js'],
+    },
+  ],
 };

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
 import type { Tenant } from '../shared/domain/tenant.js';
+import { openAdminStores } from './backends.js';
 import { loadConfig } from './config.js';
 import { createTenantWithKey, issueKey } from './tenants.js';
 
-const HELP = `Usage: npm run --silent admin -- <command>
+const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] <command>
 
   tenant create --name <name> [--record-quota N] [--query-quota N] [--rate R] [--burst B]
   tenant list
@@ -16,7 +16,9 @@ const HELP = `Usage: npm run --silent admin -- <command>
   usage [--tenant <tenant_id>] [--month YYYY-MM]
 
 Every command prints JSON on stdout. Errors print {"error", "message"} on stderr and exit with 1
-(2 for a malformed command). The data directory is MEMORY_DATA_DIR (default ./.memory).`;
+(2 for a malformed command). It reads the same settings as the server: MEMORY_BACKEND (default sqlite),
+MEMORY_DATA_DIR (default ./.memory) for SQLite; DYNAMODB_ENDPOINT, AWS_REGION and the MEMORY_*_TABLE
+names for DynamoDB. --backend overrides MEMORY_BACKEND.`;
 
 /** A mistake in the command line or its values; printed as JSON, exit code 2 for usage, 1 otherwise. */
 class CliError extends Error {
@@ -67,15 +69,22 @@ async function run(argv: string[]): Promise<unknown> {
       'query-quota': { type: 'string' },
       rate: { type: 'string' },
       burst: { type: 'string' },
+      backend: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals.slice(0, 2).join(' ');
   if (values.help || positionals.length === 0) return HELP;
 
-  const config = loadConfig();
-  const adapters = openSqliteAdapters(config.databaseFile);
-  const { keys, usage: meter } = adapters;
+  if (values.backend !== undefined && values.backend !== 'sqlite' && values.backend !== 'dynamodb') {
+    throw usage('--backend must be sqlite or dynamodb');
+  }
+  // The CLI's stderr carries only JSON errors; the AWS SDK's notice that it will need Node 22 from 2027
+  // would break that (the README says so once instead).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const config = loadConfig(values.backend === undefined ? process.env : { ...process.env, MEMORY_BACKEND: values.backend });
+  const stores = await openAdminStores(config);
+  const { keys, usage: meter } = stores;
   const requireTenant = async (id: string | undefined) => {
     if (id === undefined) throw usage('--tenant <tenant_id> is required');
     const tenant = await keys.getTenant(id);
@@ -120,7 +129,7 @@ async function run(argv: string[]): Promise<unknown> {
         throw usage(`unknown command: ${positionals.join(' ')}\n\n${HELP}`);
     }
   } finally {
-    adapters.close();
+    stores.close();
   }
 }
 

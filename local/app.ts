@@ -6,8 +6,8 @@ import { createClassifierWorker } from '../functions/classifier/handler.js';
 import { createClassifyHandler } from '../functions/classify/handler.js';
 import { createQueryHandler } from '../functions/query/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
-import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
 import { keywordBaselineClassifier } from '../shared/classifiers/keyword-baseline.js';
+import { openBackend, type Backend } from './backends.js';
 import type { LocalConfig } from './config.js';
 import { createGatewayServer, type Route } from './gateway.js';
 import { JobLoop } from './job-loop.js';
@@ -17,7 +17,7 @@ export interface LocalService {
   /** The base URL, e.g. `http://127.0.0.1:8787`. */
   url: string;
   server: Server;
-  adapters: SqliteAdapters;
+  backend: Backend;
   /** The key of the `default` tenant when this start created it (first start on an empty data directory). */
   firstKey: IssuedKey | null;
   /** Stops taking requests, lets those in flight finish, stops the job loop and closes the database. */
@@ -25,13 +25,14 @@ export interface LocalService {
 }
 
 /**
- * The local composition root: SQLite adapters, the same Lambda handlers as on AWS, a gateway that plays
- * API Gateway and the authorizer, and a job loop that plays SQS for the classifier.
+ * The local composition root: the configured backend (SQLite, or DynamoDB with its stream in the
+ * AWS-shaped mode), the same Lambda handlers as on AWS, a gateway that plays API Gateway and the
+ * authorizer, and a job loop that plays SQS for the classifier.
  */
 export async function startLocalService(config: LocalConfig): Promise<LocalService> {
   const logger = new Logger({ serviceName: 'memory', logLevel: config.logLevel });
-  const adapters = openSqliteAdapters(config.databaseFile);
-  const { records, search, keys, usage, jobs } = adapters;
+  const backend = await openBackend(config, logger);
+  const { records, search, keys, usage, jobs } = backend;
   const classifier = keywordBaselineClassifier;
 
   const firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
@@ -59,10 +60,11 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   // A crash can leave jobs leased to the dead process; take them back now rather than after the lease.
   const released = await jobs.releaseClaims();
   if (released > 0) logger.info('released classification jobs leased before a restart', { jobs: released });
+  backend.start();
   loop.start();
   const sweep = () => {
-    const purged = records.purgeExpiredIdempotencyKeys();
-    if (purged > 0) logger.info('purged expired idempotency keys', { keys: purged });
+    const { purgedIdempotencyKeys } = backend.sweep();
+    if (purgedIdempotencyKeys > 0) logger.info('purged expired idempotency keys', { keys: purgedIdempotencyKeys });
   };
   sweep();
   const sweeper = setInterval(sweep, 60 * 60 * 1000).unref();
@@ -79,8 +81,8 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
       clearTimeout(forced);
       clearInterval(sweeper);
       await loop.stop();
-      adapters.close();
+      await backend.close();
     })());
 
-  return { url: `http://${host}:${port}`, server, adapters, firstKey, close };
+  return { url: `http://${host}:${port}`, server, backend, firstKey, close };
 }

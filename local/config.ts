@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { loadAwsConfig, type AwsConfig } from '../shared/adapters/aws/config.js';
 import type { Limits } from '../shared/domain/tenant.js';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -9,6 +10,7 @@ const positiveInt = z.coerce.number().int().positive();
  * the README list them; the defaults are what a laptop needs.
  */
 const configSchema = z.object({
+  MEMORY_BACKEND: z.enum(['sqlite', 'dynamodb']).default('sqlite'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().min(1).default('127.0.0.1'),
   MEMORY_DATA_DIR: z.string().min(1).default('./.memory'),
@@ -22,6 +24,10 @@ const configSchema = z.object({
 });
 
 export interface LocalConfig {
+  /** `sqlite`: everything in one SQLite file. `dynamodb`: the AWS-shaped mode, see local/backends.ts. */
+  backend: 'sqlite' | 'dynamodb';
+  /** The DynamoDB settings (endpoint, region, table names), read only in the `dynamodb` backend. */
+  aws: AwsConfig | null;
   port: number;
   host: string;
   dataDir: string;
@@ -43,6 +49,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const c = parsed.data;
   const dataDir = resolve(c.MEMORY_DATA_DIR);
   return {
+    backend: c.MEMORY_BACKEND,
+    aws: c.MEMORY_BACKEND === 'dynamodb' ? loadAwsConfig(env) : null,
     port: c.PORT,
     host: c.HOST,
     dataDir,

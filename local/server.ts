@@ -6,7 +6,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const service = await startLocalService(config);
   const out = process.stdout;
-  out.write(`memory service listening on ${service.url} (data in ${config.dataDir})\n`);
+  out.write(`memory service listening on ${service.url} (${service.backend.describe})\n`);
   if (service.firstKey) {
     const { api_key, tenant_id } = service.firstKey;
     out.write(

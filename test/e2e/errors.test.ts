@@ -68,7 +68,11 @@ async function send(method: string, path: string, init: SendInit = {}, base = sv
 }
 
 const write = (record: unknown, init: Omit<SendInit, 'json'> = {}) => send('POST', '/api/v1/record', { ...init, json: record });
-const query = (qs: string, init: SendInit = {}) => send('GET', `/api/v1/query${qs}`, init);
+/** A search; on the AWS-shaped backend it first waits for the stream to reach the index, as Client.recall does. */
+const query = async (qs: string, init: SendInit = {}) => {
+  await svc.backend.settle();
+  return send('GET', `/api/v1/query${qs}`, init);
+};
 
 function expectJson(r: Reply): void {
   expect(r.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
@@ -323,7 +327,7 @@ describe('401 unauthorized', () => {
   test('a revoked key', async () => {
     const tenant = await svc.newTenant();
     expectCreated(await write(aRecord(), { key: tenant.api_key }));
-    expect(await svc.adapters.keys.revoke({ keyId: tenant.key_id })).toMatchObject({ status: 'revoked' });
+    expect(await svc.backend.keys.revoke({ keyId: tenant.key_id })).toMatchObject({ status: 'revoked' });
     expectError(await write(aRecord(), { key: tenant.api_key }), 401, 'unauthorized');
     expectError(await query('', { key: tenant.api_key }), 401, 'unauthorized');
   });
@@ -477,7 +481,7 @@ describe('422 idempotency_key_reused, and replays', () => {
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('location')).toBe(`/api/v1/record/${first.body.id}`);
 
-    const usage = await svc.adapters.usage.list(currentMonth(), tenant.tenant_id);
+    const usage = await svc.backend.usage.list(currentMonth(), tenant.tenant_id);
     expect(usage).toEqual([expect.objectContaining({ tenant_id: tenant.tenant_id, records: 1 })]);
     const found = await query('?q=idempotent', { key: tenant.api_key });
     expect(found.body.map((r: { id: string }) => r.id)).toEqual([first.body.id]);
@@ -507,7 +511,7 @@ describe('429 rate_limited', () => {
     const c = await send('POST', '/v1/classify', { key: tenant.api_key, json: { title: 't', body: 'b' } });
     expectError(c, 429, 'rate_limited');
     // The refused write was not stored and not counted.
-    const usage = await svc.adapters.usage.list(currentMonth(), tenant.tenant_id);
+    const usage = await svc.backend.usage.list(currentMonth(), tenant.tenant_id);
     expect(usage).toEqual([expect.objectContaining({ records: 1 })]);
   });
 });
@@ -524,7 +528,7 @@ describe('429 query_quota_exceeded', () => {
     expect(r.headers.get('retry-after')).toBe(String(r.body.retry_after));
     expectError(await query('', { key: tenant.api_key }), 429, 'query_quota_exceeded');
 
-    const usage = await svc.adapters.usage.list(currentMonth(), tenant.tenant_id);
+    const usage = await svc.backend.usage.list(currentMonth(), tenant.tenant_id);
     expect(usage).toEqual([expect.objectContaining({ tenant_id: tenant.tenant_id, queries: 2, records: 0 })]);
   });
 
@@ -546,7 +550,7 @@ describe('507 record_quota_exceeded', () => {
     // Rejected writes count against nothing, and invalid ones do not use quota.
     expectError(await write(aRecord({ type: 'bogus' }), { key: tenant.api_key }), 400, 'invalid_type');
 
-    const usage = await svc.adapters.usage.list(currentMonth(), tenant.tenant_id);
+    const usage = await svc.backend.usage.list(currentMonth(), tenant.tenant_id);
     expect(usage).toEqual([expect.objectContaining({ tenant_id: tenant.tenant_id, records: 2 })]);
     const found = await query('?q=quota', { key: tenant.api_key });
     expect(found.body.map((r: { title: string }) => r.title).sort()).toEqual(['quota one', 'quota two']);
@@ -654,7 +658,7 @@ describe('classify', () => {
     for (let i = 0; i < 3; i++) {
       expect((await send('POST', '/v1/classify', { key: tenant.api_key, json: { title: 't', body: 'b' } })).status).toBe(200);
     }
-    expect(await svc.adapters.usage.list(currentMonth(), tenant.tenant_id)).toEqual([]);
+    expect(await svc.backend.usage.list(currentMonth(), tenant.tenant_id)).toEqual([]);
   });
 });
 

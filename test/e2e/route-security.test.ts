@@ -78,11 +78,11 @@ function runCommonRouteTests(route: RouteUnderTest): void {
 
     test('a revoked key: 401, while another key of the same tenant still works', async () => {
       const tenant = await svc.newTenant();
-      const other = await issueKey(svc.adapters.keys, tenant.tenant_id);
+      const other = await issueKey(svc.backend.keys, tenant.tenant_id);
       expect((await call(bearer(tenant.api_key))).status).toBe(route.okStatus);
       expect((await call(bearer(other.api_key))).status).toBe(route.okStatus);
 
-      expect(await svc.adapters.keys.revoke({ keyId: tenant.key_id })).toMatchObject({ key_id: tenant.key_id, status: 'revoked' });
+      expect(await svc.backend.keys.revoke({ keyId: tenant.key_id })).toMatchObject({ key_id: tenant.key_id, status: 'revoked' });
 
       expectUnauthorized(await call(bearer(tenant.api_key)));
       expectUnauthorized(await call(`bearer ${tenant.api_key}`));
@@ -108,6 +108,7 @@ describe('tenant isolation', () => {
   const shared = { agent_id: 'shared-agent', client: 'shared-client' };
 
   const search = async (key: IssuedKey, params: Record<string, string>) => {
+    await svc.backend.settle();
     const r = await send('GET', `/api/v1/query?${new URLSearchParams(params).toString()}`, bearer(key.api_key));
     expect({ status: r.status, isArray: Array.isArray(r.body) }).toEqual({ status: 200, isArray: true });
     return (r.body as { id: string }[]).map((hit) => hit.id);
@@ -198,7 +199,7 @@ describe('tenant isolation', () => {
   });
 
   test('a second key of the same tenant sees the same records, and nothing more', async () => {
-    const second = await issueKey(svc.adapters.keys, b.tenant_id);
+    const second = await issueKey(svc.backend.keys, b.tenant_id);
     expect(await search(second, {})).toEqual(await search(b, {}));
   });
 });

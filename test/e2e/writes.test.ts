@@ -29,7 +29,7 @@ async function all(api: Client, params: Record<string, string | number> = {}): P
 }
 
 async function recordsCounted(tenantId: string, month: string): Promise<number> {
-  const usage = await svc.adapters.usage.list(month, tenantId);
+  const usage = await svc.backend.usage.list(month, tenantId);
   return usage[0]?.records ?? 0;
 }
 
@@ -235,7 +235,7 @@ describe('rate limits', () => {
 
   test('limits are per key: a second key of the same tenant is not affected by the first key running out', async () => {
     const { key, api } = await freshTenant({ rate: 5, burst: 5 });
-    const second = await issueKey(svc.adapters.keys, key.tenant_id);
+    const second = await issueKey(svc.backend.keys, key.tenant_id);
     const other = svc.client(second.api_key);
 
     const burst = await Promise.all(Array.from({ length: 5 }, () => api.recall()));
@@ -285,12 +285,12 @@ describe('classification', () => {
 describe('revocation', () => {
   test('a revoked key is refused within 5 seconds even though it was used just before; other keys keep working', async () => {
     const { key, api } = await freshTenant();
-    const spare = await issueKey(svc.adapters.keys, key.tenant_id);
+    const spare = await issueKey(svc.backend.keys, key.tenant_id);
     expect((await api.recall()).status).toBe(200);
     expect((await api.remember(aRecord())).status).toBe(201);
 
     const revokedAt = Date.now();
-    const revoked = await svc.adapters.keys.revoke({ keyId: key.key_id });
+    const revoked = await svc.backend.keys.revoke({ keyId: key.key_id });
     expect(revoked?.status).toBe('revoked');
 
     const refusal = await eventually(async () => {

@@ -5,6 +5,13 @@ import type { Limits } from '../../shared/domain/tenant.js';
 import { startLocalService, type LocalService } from '../../local/app.js';
 import { loadConfig } from '../../local/config.js';
 import { createTenantWithKey, type IssuedKey } from '../../local/tenants.js';
+import { createTestTables } from './dynamodb.js';
+
+/**
+ * The backend the e2e suites run on: `sqlite` (the embedded default), or `dynamodb`, the AWS-shaped local
+ * mode on DynamoDB Local with its stream. jest.config.js runs the HTTP suites once in each.
+ */
+export const TEST_BACKEND: 'sqlite' | 'dynamodb' = process.env.MEMORY_TEST_BACKEND === 'dynamodb' ? 'dynamodb' : 'sqlite';
 
 /** Generous limits so that tests not about limits never meet one. */
 export const ROOMY: Limits = { recordQuota: 1_000_000, queryQuota: 1_000_000, rate: 10_000, burst: 10_000 };
@@ -20,21 +27,48 @@ export interface TestService extends LocalService {
   stop(): Promise<void>;
 }
 
-/** Starts the real local service on an ephemeral port with a temporary data directory. */
+/** The settings that put a test service on fresh DynamoDB Local tables, and how to drop them. */
+async function dynamoDbEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const endpoint = process.env.MEMORY_TEST_DYNAMODB_ENDPOINT;
+  if (endpoint === undefined) throw new Error('the AWS-shaped e2e run needs DynamoDB Local (see jest.config.js)');
+  const tables = await createTestTables(endpoint);
+  return {
+    env: {
+      MEMORY_BACKEND: 'dynamodb',
+      DYNAMODB_ENDPOINT: endpoint,
+      MEMORY_RECORDS_TABLE: tables.names.records,
+      MEMORY_TENANTS_TABLE: tables.names.tenants,
+      MEMORY_USAGE_TABLE: tables.names.usage,
+      MEMORY_IDEMPOTENCY_TABLE: tables.names.idempotency,
+    },
+    drop: () => tables.drop(),
+  };
+}
+
+/** Starts the real local service, on the test backend, on an ephemeral port with a temporary data directory. */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-test-'));
-  const config = loadConfig({ PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', MEMORY_JOB_POLL_MS: '50', ...env });
+  const dynamo = TEST_BACKEND === 'dynamodb' ? await dynamoDbEnv() : null;
+  const config = loadConfig({
+    PORT: '0',
+    MEMORY_DATA_DIR: dataDir,
+    LOG_LEVEL: 'SILENT',
+    MEMORY_JOB_POLL_MS: '50',
+    ...dynamo?.env,
+    ...env,
+  });
   const service = await startLocalService(config);
   const newTenant = (limits: Partial<Limits> = {}, name = 'test') =>
-    createTenantWithKey(service.adapters.keys, name, { ...ROOMY, ...limits });
+    createTenantWithKey(service.backend.keys, name, { ...ROOMY, ...limits });
   return {
     ...service,
     dataDir,
     tenant: await newTenant(),
     newTenant,
-    client: (apiKey: string) => new Client(service.url, apiKey),
+    client: (apiKey: string) => new Client(service.url, apiKey, () => service.backend.settle()),
     stop: async () => {
       await service.close();
+      await dynamo?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -49,9 +83,17 @@ export interface ApiResponse<T = any> {
 /** A search answer: the result array on 200, an error body otherwise. */
 export type SearchBody = any[] & { error?: string; message?: string; retry_after?: number };
 
-/** A minimal HTTP client for the API, over real fetch. */
+/**
+ * A minimal HTTP client for the API, over real fetch. In the AWS-shaped mode search follows the table
+ * through the stream, so `recall` first waits for the stream to catch up (`beforeSearch`): the one place
+ * the suites wait, and only where the service promises eventual consistency.
+ */
 export class Client {
-  constructor(readonly baseUrl: string, readonly apiKey: string | null) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string | null,
+    private readonly beforeSearch: () => Promise<void> = async () => undefined,
+  ) {}
 
   async request<T = any>(method: string, path: string, init: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(this.apiKey === null ? {} : { Authorization: `Bearer ${this.apiKey}` }) };
@@ -69,7 +111,8 @@ export class Client {
     return this.request('POST', '/api/v1/record', { body: record, headers });
   }
 
-  recall(params: Record<string, string | number> = {}) {
+  async recall(params: Record<string, string | number> = {}) {
+    await this.beforeSearch();
     const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return this.request<SearchBody>('GET', `/api/v1/query${qs ? `?${qs}` : ''}`);
   }

@@ -1,0 +1,113 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { createIndexerHandler } from '../functions/indexer/handler.js';
+import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
+import { ensureTables } from '../shared/adapters/aws/dynamodb/ensure-tables.js';
+import { dynamoDbAdapters } from '../shared/adapters/aws/dynamodb/index.js';
+import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js';
+import type { AwsConfig } from '../shared/adapters/aws/config.js';
+import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
+import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
+import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
+import type { LocalConfig } from './config.js';
+import { lambdaContext } from './lambda-context.js';
+import { StreamPoller } from './stream-poller.js';
+
+/** The ports the local runtime serves from, whichever backend holds them. */
+export interface Backend {
+  records: RecordStore;
+  search: SearchIndex;
+  keys: KeyStore;
+  usage: UsageMeter;
+  /** The classification queue: the SQLite outbox in both backends (it plays SQS in the AWS-shaped one). */
+  jobs: SqliteJobQueue;
+  /** Where the data lives, for the start-up line. */
+  describe: string;
+  /** Starts background work: the stream poller in the AWS-shaped backend. */
+  start(): void;
+  /** Periodic housekeeping; returns what it did, for the log. */
+  sweep(): { purgedIdempotencyKeys: number };
+  /** Waits until every write so far is searchable (immediate on SQLite). */
+  settle(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens the configured backend. */
+export function openBackend(config: LocalConfig, logger: Logger): Promise<Backend> {
+  return config.backend === 'dynamodb' && config.aws ? openDynamoDbBackend(config, config.aws, logger) : Promise.resolve(openSqliteBackend(config));
+}
+
+/** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
+function openSqliteBackend(config: LocalConfig): Backend {
+  const sqlite = openSqliteAdapters(config.databaseFile);
+  return {
+    ...sqlite,
+    describe: `data in ${config.dataDir}`,
+    start: () => undefined,
+    sweep: () => ({ purgedIdempotencyKeys: sqlite.records.purgeExpiredIdempotencyKeys() }),
+    settle: async () => undefined,
+    close: async () => sqlite.close(),
+  };
+}
+
+/**
+ * The AWS-shaped mode: records, keys, counters and idempotency keys on DynamoDB (DynamoDB Local), with the
+ * same transactions as on AWS. A stream poller plays the Lambda event source mapping and feeds the real
+ * indexer handler; since no OpenSearch runs here, the indexer writes the SQLite index, and the
+ * classification jobs go to the SQLite queue, which the job loop delivers as SQS-shaped events.
+ *
+ * The SQLite index is a copy of the table that the stream rebuilds: when the records table is new (say,
+ * DynamoDB Local restarted in memory), the old index file is dropped with it.
+ */
+async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: Logger): Promise<Backend> {
+  const client = dynamoDbClient(aws);
+  // Only an emulator gets its tables made here; on AWS the CDK stack owns them.
+  const created = aws.dynamodbEndpoint ? await ensureTables(client, aws.tables) : [];
+  const indexFile = join(config.dataDir, 'dynamodb-index.db');
+  if (created.includes('records')) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(indexFile + suffix, { force: true });
+  }
+  const index = openSqliteAdapters(indexFile);
+  const dynamo = dynamoDbAdapters(client, aws.tables);
+  const indexer = createIndexerHandler({
+    index: new SqliteDocumentIndex(index.db),
+    jobs: index.jobs,
+    recordFromImage,
+    logger,
+  });
+  const poller = new StreamPoller({
+    config: aws,
+    tableName: aws.tables.records,
+    handler: (event) => indexer(event, lambdaContext('indexer')),
+    logger,
+  });
+  return {
+    ...dynamo,
+    search: index.search,
+    jobs: index.jobs,
+    describe: `records in DynamoDB at ${aws.dynamodbEndpoint ?? `AWS ${aws.region}`} (table ${aws.tables.records}), search index in ${indexFile}`,
+    start: () => poller.start(),
+    // DynamoDB expires idempotency keys itself, with TTL.
+    sweep: () => ({ purgedIdempotencyKeys: 0 }),
+    settle: (timeoutMs = 10_000) => poller.settle(timeoutMs),
+    close: async () => {
+      await poller.stop();
+      index.close();
+      client.destroy();
+    },
+  };
+}
+
+/** The stores the admin CLI needs, on the configured backend. */
+export async function openAdminStores(config: LocalConfig): Promise<{ keys: KeyStore; usage: UsageMeter; close(): void }> {
+  if (config.backend === 'dynamodb' && config.aws) {
+    const client = dynamoDbClient(config.aws);
+    if (config.aws.dynamodbEndpoint) await ensureTables(client, config.aws.tables);
+    const { keys, usage } = dynamoDbAdapters(client, config.aws.tables);
+    return { keys, usage, close: () => client.destroy() };
+  }
+  const sqlite = openSqliteAdapters(config.databaseFile);
+  return { keys: sqlite.keys, usage: sqlite.usage, close: () => sqlite.close() };
+}
