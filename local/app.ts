@@ -37,21 +37,24 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
 
   const firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
 
-  const record = createRecordHandler({ records, logger });
-  const classify = createClassifyHandler({ classifier, logger });
+  // Each Lambda gets its own logger, as on AWS: injectLambdaContext would otherwise stamp one function's
+  // name and request id on every other component's lines.
+  const lambdaLogger = () => logger.createChild();
+  const record = createRecordHandler({ records, logger: lambdaLogger() });
+  const classify = createClassifyHandler({ classifier, logger: lambdaLogger() });
   const routes: Route[] = [
     { method: 'POST', path: '/api/v1/record', name: 'record', handler: record },
-    { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger }) },
+    { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger: lambdaLogger() }) },
     { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
     { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },
   ];
   const server = createGatewayServer({
     routes,
-    authorizer: createAuthorizerHandler({ keys, logger }),
+    authorizer: createAuthorizerHandler({ keys, logger: lambdaLogger() }),
     logger,
     authCacheMs: config.authCacheMs,
   });
-  const loop = new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger }), logger, pollMs: config.jobPollMs });
+  const loop = new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger: lambdaLogger() }), logger, pollMs: config.jobPollMs });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

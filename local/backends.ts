@@ -75,7 +75,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
     index: new SqliteDocumentIndex(index.db),
     jobs: index.jobs,
     recordFromImage,
-    logger,
+    logger: logger.createChild(),
   });
   const poller = new StreamPoller({
     config: aws,
