@@ -88,6 +88,8 @@ export class DynamoDbRecordStore implements RecordStore {
     if (quota?.Code === 'ConditionalCheckFailed') {
       throw new AppError('record_quota_exceeded', 'The monthly record quota is used up');
     }
+    // The key expired between the transaction and the read: the next attempt's condition lets it through.
+    if (claim && key?.Code === 'ConditionalCheckFailed') return this.create(tenantId, record, options);
     throw new Error(
       `record write cancelled: ${outcome.reasons.map((r) => r.Code ?? 'None').join(', ')} (record put: ${put?.Code ?? 'None'})`,
     );
