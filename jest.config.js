@@ -22,7 +22,7 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   projects: [
-    { ...common, displayName: 'sqlite', testMatch: ['<rootDir>/test/**/*.test.ts'] },
+    { ...common, displayName: 'sqlite', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/support/'] },
     {
       ...common,
       displayName: 'aws-shaped',

@@ -12,6 +12,8 @@ export default async function globalSetup() {
   const unavailable = dynamoDbLocalUnavailable();
   if (unavailable) {
     process.env.MEMORY_TEST_DYNAMODB_UNAVAILABLE = unavailable;
+    // Jest lists nothing for a suite whose tests are all skipped, so say it here, once, at the top.
+    process.stderr.write(`\nSKIPPING the DynamoDB suites and the AWS-shaped e2e run: ${unavailable}.\n\n`);
     return;
   }
   // Shared with global-teardown.js, which runs in the same process.
