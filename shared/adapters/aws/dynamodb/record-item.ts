@@ -47,8 +47,15 @@ export function recordFromItem(item: Record<string, unknown>): StoredRecord {
     client: (item.client as string | null | undefined) ?? null,
     metadata: typeof metadata === 'string' ? (JSON.parse(metadata) as Record<string, unknown>) : null,
     created_at: item.created_at as string,
-    classification: (item.classification as Classification | null | undefined) ?? null,
+    classification: classificationOf(item.classification),
   };
+}
+
+/** The stored suggestion with its fields in the documented order (a DynamoDB map keeps no order). */
+function classificationOf(value: unknown): Classification | null {
+  if (value === null || value === undefined) return null;
+  const c = value as Classification;
+  return { type: c.type, confidence: c.confidence, model: c.model, classified_at: c.classified_at };
 }
 
 /** Turns a DynamoDB stream image (as the Lambda event carries it) into the domain record. */
