@@ -4,6 +4,17 @@ import type { BuildOptions } from 'esbuild';
 export const LAMBDA_FUNCTIONS = ['record', 'query', 'classify', 'authorizer', 'indexer', 'classifier'] as const;
 export type LambdaFunctionName = (typeof LAMBDA_FUNCTIONS)[number];
 
+/** Functions that only run at deploy time (custom resources), bundled the same way. */
+export const SETUP_FUNCTIONS = ['search-setup'] as const;
+export type SetupFunctionName = (typeof SETUP_FUNCTIONS)[number];
+
+/**
+ * The largest bundle (minified, without its source map) a function may grow to before the bundle test
+ * fails: a cold start loads and parses the whole file, so growth should be a decision, not an accident.
+ * docs/deploy.md lists the sizes.
+ */
+export const MAX_BUNDLE_BYTES = 1_500_000;
+
 /**
  * How a Lambda is bundled, for the CDK stack and for the tests that check the bundles: one minified ESM
  * file for Node 22, with a source map. The AWS SDK is bundled too, at the versions the lockfile pins,

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { LAMBDA_ESBUILD, LAMBDA_FUNCTIONS, LOCAL_ONLY } from '../../infra/lambda-bundling.js';
+import { LAMBDA_ESBUILD, LAMBDA_FUNCTIONS, LOCAL_ONLY, MAX_BUNDLE_BYTES, SETUP_FUNCTIONS } from '../../infra/lambda-bundling.js';
 
 /** The settings the stack gives every function (no call is made: the entries only wire their clients). */
 const LAMBDA_ENV = {
@@ -18,12 +18,17 @@ describe('Lambda bundles', () => {
   const dir = mkdtempSync(join(tmpdir(), 'memory-bundles-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test.each(LAMBDA_FUNCTIONS)('%s bundles without local-only code and loads in a fresh Node process', async (name) => {
+  const sizes: Record<string, number> = {};
+  afterAll(() => console.log(`Lambda bundle sizes (bytes, minified, without source maps): ${JSON.stringify(sizes)}`));
+
+  test.each([...LAMBDA_FUNCTIONS, ...SETUP_FUNCTIONS])('%s bundles without local-only code, under the size limit, and loads in a fresh Node process', async (name) => {
     const outfile = join(dir, name, 'index.mjs');
     const result = await build({ ...LAMBDA_ESBUILD, entryPoints: [`functions/${name}/index.ts`], outfile, metafile: true });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs).toContain(`functions/${name}/handler.ts`);
     for (const pattern of LOCAL_ONLY) expect(inputs.filter((input) => pattern.test(input))).toEqual([]);
+    sizes[name] = statSync(outfile).size;
+    expect(sizes[name]).toBeLessThan(MAX_BUNDLE_BYTES);
 
     const kind = execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(outfile)}); console.log(typeof m.handler);`], {
       env: { PATH: process.env.PATH, ...LAMBDA_ENV },

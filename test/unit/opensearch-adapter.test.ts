@@ -1,6 +1,4 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
 import { putRecordsIndexTemplate, recordDocument, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
@@ -9,66 +7,7 @@ import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/sear
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
-
-/** One request as the fake cluster received it. */
-interface Received {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body; for `_bulk`, the parsed NDJSON lines. */
-  body: unknown;
-}
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-/**
- * A real HTTP server on an ephemeral port that plays an OpenSearch cluster: it records every request
- * and answers whatever the test tells it to.
- */
-class FakeOpenSearch {
-  readonly received: Received[] = [];
-  reply: (request: Received) => Reply = () => ({ status: 200, body: {} });
-  private readonly server: Server;
-
-  constructor() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const url = new URL(req.url ?? '/', 'http://localhost');
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const body = url.pathname.endsWith('/_bulk')
-          ? raw.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown)
-          : raw === '' ? undefined : (JSON.parse(raw) as unknown);
-        const request: Received = {
-          method: req.method ?? '',
-          path: url.pathname,
-          query: Object.fromEntries(url.searchParams),
-          headers: req.headers,
-          body,
-        };
-        this.received.push(request);
-        const reply = this.reply(request);
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(reply.body));
-      });
-    });
-  }
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
+import { FakeOpenSearch, type Received, type Reply } from '../support/fake-opensearch.js';
 
 const INDEX = 'memory-records';
 const TENANT = '0193a000-0000-7000-8000-00000000000a';

@@ -1,0 +1,63 @@
+import { Duration } from 'aws-cdk-lib';
+import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { TABLES, type TableRole, type TableSpec } from '../../shared/adapters/aws/dynamodb/tables.js';
+import type { StageConfig } from '../stage.js';
+
+export interface MemoryDataProps {
+  stage: StageConfig;
+  /** The classifier's timeout: the queue hides a message six times as long, as AWS advises for Lambda. */
+  classifierTimeout: Duration;
+}
+
+/** How often a classification message is tried before it goes to the DLQ. */
+export const CLASSIFICATION_MAX_RECEIVES = 5;
+
+/**
+ * The stateful part: the four tables of shared/adapters/aws/dynamodb/tables.ts (on demand, PITR,
+ * encrypted with the AWS managed key, deletion protection in prod, the records stream), the classification
+ * queue with its DLQ, and the queue where stream records that still fail after their retries land.
+ */
+export class MemoryData extends Construct {
+  readonly tables: Record<TableRole, TableV2>;
+  readonly classificationQueue: Queue;
+  readonly classificationDlq: Queue;
+  readonly streamFailures: Queue;
+
+  constructor(scope: Construct, id: string, props: MemoryDataProps) {
+    super(scope, id);
+    const { stage } = props;
+    const table = (role: TableRole): TableV2 => {
+      const spec: TableSpec = TABLES[role];
+      return new TableV2(this, role, {
+        partitionKey: { name: spec.partitionKey, type: AttributeType.STRING },
+        ...(spec.sortKey ? { sortKey: { name: spec.sortKey, type: AttributeType.STRING } } : {}),
+        billing: Billing.onDemand(),
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: TableEncryptionV2.awsManagedKey(),
+        deletionProtection: stage.deletionProtection,
+        removalPolicy: stage.removalPolicy,
+        ...(spec.stream ? { dynamoStream: StreamViewType[spec.stream] } : {}),
+        ...(spec.timeToLiveAttribute ? { timeToLiveAttribute: spec.timeToLiveAttribute } : {}),
+      });
+    };
+    this.tables = { records: table('records'), tenants: table('tenants'), usage: table('usage'), idempotency: table('idempotency') };
+
+    const queue = (name: string, extra: ConstructorParameters<typeof Queue>[2] = {}) =>
+      new Queue(this, name, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+        removalPolicy: stage.removalPolicy,
+        ...extra,
+      });
+    this.classificationDlq = queue('ClassificationDlq');
+    this.streamFailures = queue('StreamFailures');
+    this.classificationQueue = queue('ClassificationQueue', {
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(props.classifierTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.classificationDlq, maxReceiveCount: CLASSIFICATION_MAX_RECEIVES },
+    });
+  }
+}

@@ -1,0 +1,68 @@
+import { Duration } from 'aws-cdk-lib';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { LAMBDA_ESBUILD, type LambdaFunctionName, type SetupFunctionName } from '../lambda-bundling.js';
+import type { StageConfig } from '../stage.js';
+
+/**
+ * Memory and timeout of each function, chosen on purpose. Lambda gives CPU in proportion to memory, and
+ * a JSON-and-one-network-call handler is done in a few ms at 512 MB on ARM, so more buys nothing.
+ */
+export const FUNCTION_SIZING: Record<LambdaFunctionName | SetupFunctionName, { memoryMiB: number; timeout: Duration }> = {
+  // API Gateway waits at most 29 s; a handler that has not answered in 10 s will not.
+  record: { memoryMiB: 512, timeout: Duration.seconds(10) },
+  query: { memoryMiB: 512, timeout: Duration.seconds(10) },
+  // Pure CPU (the classifier runs in process): more memory is more CPU and a lower p99.
+  classify: { memoryMiB: 1024, timeout: Duration.seconds(10) },
+  // Two strongly consistent reads; it runs at most twice a minute per key thanks to the cache.
+  authorizer: { memoryMiB: 256, timeout: Duration.seconds(5) },
+  // A batch of up to 100 records of up to ~90 KB each is one bulk request of several MB to build and send.
+  indexer: { memoryMiB: 1024, timeout: Duration.seconds(60) },
+  classifier: { memoryMiB: 1024, timeout: Duration.seconds(30) },
+  'search-setup': { memoryMiB: 256, timeout: Duration.minutes(2) },
+};
+
+/** The bundling of infra/lambda-bundling.ts, in the CDK's terms: local esbuild, no Docker. */
+export const CDK_BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: LAMBDA_ESBUILD.target as string,
+  minify: true,
+  sourceMap: true,
+  mainFields: LAMBDA_ESBUILD.mainFields as string[],
+  banner: LAMBDA_ESBUILD.banner!.js!,
+  // Bundle the AWS SDK at the versions the lockfile pins instead of the runtime's copy.
+  externalModules: [],
+  forceDockerBundling: false,
+};
+
+export interface MemoryFunctionProps {
+  stage: StageConfig;
+  /** Settings every function reads through shared/adapters/aws/config.ts. */
+  environment: Record<string, string>;
+}
+
+/** One function of the service: functions/<name>/index.ts on Node 22, ARM64, with its own log group. */
+export class MemoryFunction extends NodejsFunction {
+  constructor(scope: Construct, name: LambdaFunctionName | SetupFunctionName, props: MemoryFunctionProps) {
+    const { memoryMiB, timeout } = FUNCTION_SIZING[name];
+    super(scope, name, {
+      entry: `functions/${name}/index.ts`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: memoryMiB,
+      timeout,
+      tracing: Tracing.ACTIVE,
+      bundling: CDK_BUNDLING,
+      logGroup: new LogGroup(scope, `${name}-logs`, { retention: props.stage.logRetention, removalPolicy: props.stage.removalPolicy }),
+      environment: {
+        ...props.environment,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        // Stack traces point at the TypeScript sources.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+  }
+}
