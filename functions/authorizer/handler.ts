@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { bearerToken, hashApiKey } from '../../shared/domain/api-key.js';
+import { bearerToken, gatewayKeyValue, hashApiKey } from '../../shared/domain/api-key.js';
 import type { Principal } from '../../shared/domain/tenant.js';
 import { toAuthorizerContext } from '../../shared/http/auth-context.js';
 import { headerValue } from '../../shared/http/responses.js';
@@ -46,7 +46,7 @@ export function createAuthorizerHandler({ keys, logger }: AuthorizerDeps) {
           Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(event.methodArn) }],
         },
         context: toAuthorizerContext(principal),
-        usageIdentifierKey: key.key_id,
+        usageIdentifierKey: gatewayKeyValue(key.key_id),
       };
     });
 }

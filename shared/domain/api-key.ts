@@ -18,6 +18,16 @@ export function generateKeyId(): string {
   return 'key_' + randomBytes(8).toString('hex');
 }
 
+/**
+ * The value of the API Gateway API key that stands for a service key in usage plans (the authorizer's
+ * `usageIdentifierKey`). API Gateway wants 20 to 128 alphanumeric characters, and a key id has an
+ * underscore, so the value is `memorykey` and the id's 16 hex digits. It is no secret: the authorizer
+ * has already authenticated the caller by the key itself.
+ */
+export function gatewayKeyValue(keyId: string): string {
+  return `memorykey${keyId.replace(/^key_/, '')}`;
+}
+
 /** True when `ref` looks like a key id rather than an API key. */
 export function isKeyId(ref: string): boolean {
   return /^key_[0-9a-f]{16}$/.test(ref);

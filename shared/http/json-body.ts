@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../domain/errors.js';
+import { LIMITS } from '../domain/record.js';
 import { headerValue } from './responses.js';
 
 /** An API Gateway event whose body has been parsed into a JSON object. */
@@ -14,13 +15,19 @@ function isJson(contentType: string | undefined): boolean {
 }
 
 /**
- * Requires a JSON Content-Type (415 `unsupported_media_type`) and a body that is a JSON object
- * (400 `invalid_json`), and replaces the raw body with the parsed object.
+ * Refuses a body over 1 MiB (413 `payload_too_large`), requires a JSON Content-Type (415
+ * `unsupported_media_type`) and a body that is a JSON object (400 `invalid_json`), and replaces the raw
+ * body with the parsed object. The local gateway refuses big bodies before they are read; on AWS, API
+ * Gateway lets up to 10 MB through, so this is where the 1 MiB limit holds.
  */
 export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: async (request) => {
       const event = request.event;
+      const bytes = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body)) : 0;
+      if (bytes > LIMITS.requestBytes) {
+        throw new AppError('payload_too_large', `The request body is larger than ${LIMITS.requestBytes} bytes`);
+      }
       if (!isJson(headerValue(event.headers, 'content-type'))) {
         throw new AppError('unsupported_media_type', 'Content-Type must be application/json');
       }

@@ -1,0 +1,346 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  ApiKeySourceType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type IResource,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { AppError, errorBody, type ErrorCode } from '../../shared/domain/errors.js';
+import { LIMITS } from '../../shared/domain/record.js';
+import { internalErrorResult } from '../../shared/http/responses.js';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../settings.js';
+import type { StageConfig } from '../stage.js';
+
+/** What the API needs: the stage's settings and the functions it routes to. */
+export interface MemoryApiProps {
+  stage: StageConfig;
+  functions: { record: IFunction; query: IFunction; classify: IFunction; authorizer: IFunction };
+}
+
+/** One route of the API: a path, its method and the function that answers it (the same table as local/app.ts). */
+export interface ApiRoute {
+  path: string;
+  method: 'GET' | 'POST';
+  fn: Exclude<keyof MemoryApiProps['functions'], 'authorizer'>;
+}
+
+/** Every route of the API, as decisions.md lists them. */
+export const API_ROUTES: readonly ApiRoute[] = [
+  { path: '/api/v1/record', method: 'POST', fn: 'record' },
+  { path: '/api/v1/query', method: 'GET', fn: 'query' },
+  { path: '/v1/classify', method: 'POST', fn: 'classify' },
+  { path: '/api/v1/classify', method: 'POST', fn: 'classify' },
+];
+
+/**
+ * The stage-wide throttle, a backstop above the per-key usage plans: it caps the whole API at a tenth of the
+ * account's default regional quota (10 000 requests/s, burst 5 000, shared by every API of the account and
+ * region), so a flood across many keys cannot starve the account's other APIs nor run the backend's
+ * concurrency up unchecked. It is 50 keys at the default 20/s; raise it together with the account quota.
+ */
+export const STAGE_THROTTLE = { rateLimit: 1000, burstLimit: 2000 } as const;
+
+/** The `Retry-After` (and `retry_after`) API Gateway's own 429s carry: its token buckets refill every second. */
+export const THROTTLE_RETRY_AFTER_SECONDS = 1;
+
+/** The JSON body of an error, built by the same code as the Lambdas' and the local gateway's errors. */
+function errorJson(code: ErrorCode, message: string, retryAfter?: number): string {
+  return JSON.stringify(errorBody(new AppError(code, message, retryAfter)));
+}
+
+const JSON_CONTENT_TYPE = "'application/json'";
+const UNAUTHORIZED = errorJson('unauthorized', 'A valid API key is required');
+const RATE_LIMITED = errorJson('rate_limited', 'Too many requests; wait retry_after seconds before retrying', THROTTLE_RETRY_AFTER_SECONDS);
+// A gateway response template is not run through Velocity; it only substitutes $context variables, so the
+// request id goes in as a plain string. The body is the Lambdas' own 500 body, with the message they use.
+const INTERNAL_ERROR = internalErrorResult('$context.requestId').body;
+
+/** How API Gateway's own answers are shaped; `statusCode` undefined keeps the status API Gateway chose. */
+interface GatewayAnswer {
+  type: ResponseType;
+  statusCode?: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * API Gateway's own answers (the requests it refuses before a Lambda runs), mapped to decisions.md's codes
+ * and bodies. Exported for the tests.
+ */
+export const GATEWAY_ANSWERS: readonly GatewayAnswer[] = [
+  // No Authorization header (API Gateway refuses it without calling the authorizer), or the authorizer threw
+  // "Unauthorized" for an unknown, revoked or malformed key.
+  { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: UNAUTHORIZED },
+  // A Deny policy, or an Allow that does not cover the method. decisions.md wants a bad key to look exactly
+  // like a missing one, so this is the same 401, not API Gateway's 403.
+  { type: ResponseType.ACCESS_DENIED, statusCode: '401', body: UNAUTHORIZED },
+  // The authorizer accepted the key but API Gateway has no enabled API key for it in a plan of this stage:
+  // issuance has not finished, or the key was revoked and its API key disabled while the authorizer's
+  // answer is still cached. For the caller, the key does not work: 401 as well.
+  { type: ResponseType.INVALID_API_KEY, statusCode: '401', body: UNAUTHORIZED },
+  // API Gateway answers an unknown path (and a method no route has) with "Missing Authentication Token".
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', body: errorJson('not_found', 'No route for this path') },
+  { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: errorJson('not_found', 'No route for this path') },
+  {
+    type: ResponseType.THROTTLED,
+    statusCode: '429',
+    body: RATE_LIMITED,
+    headers: { 'Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` },
+  },
+  // The usage plans set no quota (the monthly quotas are the Lambdas' business), but should one ever be set,
+  // its 429 still has the documented shape.
+  {
+    type: ResponseType.QUOTA_EXCEEDED,
+    statusCode: '429',
+    body: RATE_LIMITED,
+    headers: { 'Retry-After': `'${THROTTLE_RETRY_AFTER_SECONDS}'` },
+  },
+  // API Gateway's own limit is 10 MB; the message states the documented one.
+  {
+    type: ResponseType.REQUEST_TOO_LARGE,
+    statusCode: '413',
+    body: errorJson('payload_too_large', `The request body must be at most ${LIMITS.requestBytes} bytes`),
+  },
+  // Only for integrations with mapping templates; none of ours has one, but should it ever happen.
+  {
+    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
+    statusCode: '415',
+    body: errorJson('unsupported_media_type', 'Content-Type must be application/json'),
+  },
+  // The authorizer crashed or answered something API Gateway cannot read: the service failed, not the key,
+  // so 500 and a request id rather than a 401 that would tell the caller to fix a key that is fine.
+  { type: ResponseType.AUTHORIZER_FAILURE, statusCode: '500', body: INTERNAL_ERROR },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, statusCode: '500', body: INTERNAL_ERROR },
+  // Everything else keeps API Gateway's status (403 WAF_FILTERED, 504 INTEGRATION_TIMEOUT, 502 for a crashed
+  // Lambda…) with a body of the documented shape.
+  { type: ResponseType.DEFAULT_4XX, body: errorJson('invalid_request', 'The request was refused by the API gateway') },
+  { type: ResponseType.DEFAULT_5XX, body: INTERNAL_ERROR },
+];
+
+/**
+ * The access log line, one JSON object per request. Every value is quoted because API Gateway writes `-` for
+ * a value it does not have, which would not be valid JSON unquoted. No header or body is logged, so neither
+ * the API key nor the payload reaches the logs.
+ */
+export const ACCESS_LOG_FORMAT: Readonly<Record<string, string>> = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  resourcePath: '$context.resourcePath',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integration.status',
+  integrationError: '$context.integration.error',
+  authorizerStatus: '$context.authorizer.status',
+  authorizerLatency: '$context.authorizer.latency',
+  authorizerError: '$context.authorizer.error',
+  // Set by our authorizer's context: who made the request, for support and per-tenant investigations.
+  tenantId: '$context.authorizer.tenantId',
+  keyId: '$context.authorizer.keyId',
+  apiKeyId: '$context.identity.apiKeyId',
+  errorType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+  userAgent: '$context.identity.userAgent',
+  xrayTraceId: '$context.xrayTraceId',
+};
+
+/**
+ * The memory service's REST API on API Gateway: the four routes as Lambda proxy integrations behind the
+ * REQUEST authorizer, per-key rate limits through usage plans, API Gateway's own errors in the service's
+ * JSON shape, JSON access logs, execution logs for errors, and X-Ray tracing.
+ *
+ * Routing. An unknown path answers 404 `not_found` (API Gateway's MISSING_AUTHENTICATION_TOKEN, remapped).
+ * A known path with another method answers 405 `method_not_allowed` with an `Allow` header, from an `ANY`
+ * method with a mock integration on each route's resource (API Gateway prefers the explicit method, so
+ * `ANY` only catches the others). Those mocks have no authorizer: routing comes before authentication, as
+ * docs/api.md and the local gateway have it, and they only ever return the fixed 405. Having no API key,
+ * they are limited by the stage-wide throttle only.
+ *
+ * Rate limits per key, with usage plans. The API takes its API key from the authorizer
+ * (`ApiKeySourceType.AUTHORIZER`): the authorizer returns the key id as `usageIdentifierKey`, and API
+ * Gateway throttles the request by the usage plan that API key belongs to. This construct creates only the
+ * default plan (`stage.defaultRate`/`defaultBurst`, no quota) on this stage. The admin CLI must, when it
+ * issues a key, create an API Gateway API key whose value is the key id and add it (a usage-plan key) to the
+ * default plan, or to a plan per distinct (rate, burst) it creates on demand; until both exist the key is
+ * refused with 401 (INVALID_API_KEY). When it revokes a key, it should disable that API key too, so that API
+ * Gateway can refuse the key (401) without waiting for the authorizer's cached Allow (30 s) to expire.
+ * Trade-offs:
+ * - Quotas per account and region: 300 usage plans (adjustable) and 10 000 API keys (not adjustable in
+ *   API Gateway's current quota table, though older pages say it was), and a key can be in at most 10
+ *   plans. So one plan per distinct (rate, burst), never one per key; 10 000 active keys per region is the
+ *   ceiling of this design. CreateApiKey is limited to 5 calls per second per account.
+ * - API Gateway applies throttling approximately, on a best-effort basis: a key can briefly exceed its rate,
+ *   and limits are not a billing or security control. A 429 from API Gateway carries `retry_after: 1`; it
+ *   cannot compute the exact wait as the local token bucket does.
+ * - Usage plans and API keys cost nothing extra; requests are billed per REST API call, $3.50 per million
+ *   for the first 333 million a month in us-east-1, less per million beyond (the API Gateway pricing page
+ *   has each region's rates).
+ * - The stage-wide throttle {@link STAGE_THROTTLE} is a backstop for the sum of all keys; per-key limits
+ *   above it are capped by it.
+ *
+ * Request size. API Gateway refuses bodies over 10 MB (413 `payload_too_large`) and has no setting for a
+ * lower limit, so decisions.md's 413 over 1 MiB can only come from the Lambdas. Today they do not check it
+ * (shared/http/json-body.ts parses any size): such a body gets the 400 of an oversized or unknown field
+ * instead (or is accepted, if the excess is white space), and one over Lambda's 6 MB invocation payload
+ * limit fails the invocation (a 5xx).
+ */
+export class MemoryApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizer: RequestAuthorizer;
+  /** The usage plan for keys with no per-key limit; the admin CLI adds their API keys to it. */
+  readonly defaultUsagePlan: UsagePlan;
+
+  constructor(scope: Construct, id: string, props: MemoryApiProps) {
+    super(scope, id);
+    const { stage, functions } = props;
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: stage.logRetention, removalPolicy: stage.removalPolicy });
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `memory-service-${stage.name}`,
+      description: `Memory service for AI agents (${stage.name})`,
+      endpointTypes: [EndpointType.REGIONAL],
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Access and execution logs need the account's API Gateway CloudWatch role. It is one setting per
+      // account and region, shared with every other API there, so the role outlives this stack (CDK retains it).
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: stage.name,
+        tracingEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FORMAT)),
+        // Execution logs at ERROR only: they explain a 5xx (an authorizer or integration failure) that the
+        // access log only names. Never the request data (it holds keys and records).
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: STAGE_THROTTLE.rateLimit,
+        throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+      },
+    });
+
+    // API Gateway creates the execution log group on first use, with no retention; creating it first, under
+    // the name API Gateway uses, gives it the stage's retention and removal policy.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${stage.name}`,
+      retention: stage.logRetention,
+      removalPolicy: stage.removalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
+
+    this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      authorizerName: 'bearer-api-key',
+      handler: functions.authorizer,
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+
+    const integrations = new Map<IFunction, LambdaIntegration>();
+    const methodsByPath = new Map<string, { resource: IResource; methods: string[] }>();
+    for (const route of API_ROUTES) {
+      const fn = functions[route.fn];
+      const integration = integrations.get(fn) ?? new LambdaIntegration(fn, { proxy: true });
+      integrations.set(fn, integration);
+      const resource = this.api.root.resourceForPath(route.path);
+      resource.addMethod(route.method, integration, {
+        authorizer: this.authorizer,
+        apiKeyRequired: true,
+      });
+      const entry = methodsByPath.get(route.path) ?? { resource, methods: [] };
+      entry.methods.push(route.method);
+      methodsByPath.set(route.path, entry);
+    }
+    for (const { resource, methods } of methodsByPath.values()) this.addMethodNotAllowed(resource, methods);
+
+    for (const answer of GATEWAY_ANSWERS) {
+      this.api.addGatewayResponse(answer.type.responseType, {
+        type: answer.type,
+        ...(answer.statusCode === undefined ? {} : { statusCode: answer.statusCode }),
+        responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...answer.headers },
+        templates: { 'application/json': answer.body },
+      });
+    }
+
+    this.defaultUsagePlan = this.api.addUsagePlan('DefaultUsagePlan', {
+      name: `memory-${stage.name}-default`,
+      description: 'Keys with no rate limit of their own; the admin CLI adds their API keys here',
+      throttle: { rateLimit: stage.defaultRate, burstLimit: stage.defaultBurst },
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+
+    this.suppressNagFindings();
+  }
+
+  /** `ANY` on a route's resource answers 405 with `Allow`; the route's own methods take precedence over it. */
+  private addMethodNotAllowed(resource: IResource, methods: string[]): void {
+    const allow = methods.join(', ');
+    // An integration response template is Velocity; $context.httpMethod is a bare HTTP token, safe in JSON.
+    const body = JSON.stringify({ error: 'method_not_allowed', message: `$context.httpMethod is not allowed here; use ${allow}` });
+    const method = resource.addMethod(
+      'ANY',
+      new MockIntegration({
+        // No request template: the mock then answers with its default integration response, whatever the
+        // request's Content-Type or body.
+        passthroughBehavior: PassthroughBehavior.WHEN_NO_TEMPLATES,
+        integrationResponses: [
+          {
+            statusCode: '405',
+            responseParameters: {
+              'method.response.header.Allow': `'${allow}'`,
+              'method.response.header.Content-Type': JSON_CONTENT_TYPE,
+            },
+            responseTemplates: { 'application/json': body },
+          },
+        ],
+      }),
+      {
+        apiKeyRequired: false,
+        methodResponses: [
+          {
+            statusCode: '405',
+            responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true },
+          },
+        ],
+      },
+    );
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'This mock only answers 405 method_not_allowed; routing comes before authentication (docs/api.md), as in the local gateway.',
+    });
+  }
+
+  /** cdk-nag (AwsSolutions) findings that are decisions of this construct, each with its reason; WAF (APIG3) is left to the stack. */
+  private suppressNagFindings(): void {
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason: 'Requests are validated by the Lambdas (zod schemas in shared/domain), the one place validation lives, so both runtimes answer the same 400 codes.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: "Callers authenticate with the service's own API keys through a Lambda REQUEST authorizer, not as Cognito users.",
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'AmazonAPIGatewayPushToCloudWatchLogs is the policy AWS provides for the account-wide API Gateway logging role.',
+      },
+    );
+  }
+}

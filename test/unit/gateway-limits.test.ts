@@ -1,0 +1,57 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createAuthorizerHandler } from '../../functions/authorizer/handler.js';
+import { createRecordHandler } from '../../functions/record/handler.js';
+import { lambdaContext } from '../../local/lambda-context.js';
+import { gatewayKeyValue, generateKeyId, hashApiKey } from '../../shared/domain/api-key.js';
+import { LIMITS } from '../../shared/domain/record.js';
+import type { KeyStore, RecordStore } from '../../shared/ports.js';
+
+const logger = new Logger({ logLevel: 'SILENT' });
+
+describe('what API Gateway does not check for us', () => {
+  test('the usage-plan key value is 20 to 128 alphanumeric characters, one per key id', () => {
+    const ids = Array.from({ length: 100 }, generateKeyId);
+    for (const id of ids) expect(gatewayKeyValue(id)).toMatch(/^[A-Za-z0-9]{20,128}$/);
+    expect(new Set(ids.map(gatewayKeyValue)).size).toBe(ids.length);
+  });
+
+  test('the authorizer names the usage-plan key of the caller\'s key', async () => {
+    const keyId = generateKeyId();
+    const keys = {
+      findByHash: async (hash: string) =>
+        hash === hashApiKey('mem_secret')
+          ? {
+              key: { key_id: keyId, tenant_id: 't', status: 'active', rate: null, burst: null, created_at: '', revoked_at: null },
+              tenant: { tenant_id: 't', name: 'n', limits: { recordQuota: 1, queryQuota: 1, rate: 1, burst: 1 }, created_at: '' },
+            }
+          : null,
+    } as unknown as KeyStore;
+    const result = await createAuthorizerHandler({ keys, logger })(
+      { headers: { Authorization: 'Bearer mem_secret' }, methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/POST/api/v1/record' } as never,
+      lambdaContext('authorizer'),
+    );
+    expect(result.usageIdentifierKey).toBe(gatewayKeyValue(keyId));
+  });
+
+  test('a body over 1 MiB is refused with 413 by the Lambda itself (API Gateway lets 10 MB through)', async () => {
+    let stored = 0;
+    const records = { create: async () => void stored++ } as unknown as RecordStore;
+    const handler = createRecordHandler({ records, logger });
+    const event = (body: string) =>
+      ({
+        httpMethod: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+        isBase64Encoded: false,
+        requestContext: { authorizer: { tenantId: 't', keyId: 'key_0000000000000001', recordQuota: 9, queryQuota: 9, rate: 1, burst: 1 } },
+      }) as unknown as APIGatewayProxyEvent;
+    const big = JSON.stringify({ agent_id: 'a', type: 'fact', title: 't', body: 'x'.repeat(LIMITS.requestBytes) });
+    const res = await handler(event(big), lambdaContext('record'));
+    expect(res.statusCode).toBe(413);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'payload_too_large' });
+    const encoded = { ...event(Buffer.from(big).toString('base64')), isBase64Encoded: true };
+    expect((await handler(encoded, lambdaContext('record'))).statusCode).toBe(413);
+    expect(stored).toBe(0);
+  });
+});
