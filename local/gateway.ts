@@ -97,11 +97,14 @@ class Gateway {
         lambdaContext('authorizer'),
       );
     } catch (error) {
-      // The authorizer says "Unauthorized" by throwing, as API Gateway expects; anything else is its failure.
-      if (!(error instanceof Error && error.message === 'Unauthorized')) {
-        this.options.logger.error('authorizer failed', { error: error as Error });
+      // The authorizer says "Unauthorized" by throwing, as API Gateway expects. Anything else is its own
+      // failure, which API Gateway answers with a 500 (AUTHORIZER_FAILURE), not a 401: a good key must not
+      // look invalid during an outage.
+      if (error instanceof Error && error.message === 'Unauthorized') {
+        throw new AppError('unauthorized', 'A valid API key is required');
       }
-      throw new AppError('unauthorized', 'A valid API key is required');
+      this.options.logger.error('authorizer failed', { error: error as Error });
+      throw error;
     }
     const allowed = result.policyDocument.Statement.every((s) => s.Effect === 'Allow');
     if (!allowed) throw new AppError('unauthorized', 'A valid API key is required');

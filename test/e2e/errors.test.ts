@@ -616,6 +616,25 @@ describe('500 internal_error', () => {
   test('the failing gateway still authenticates first', async () => {
     expectError(await send('POST', '/api/v1/record', { key: null, json: aRecord() }, base), 401, 'unauthorized');
   });
+
+  test('an authorizer that fails (not one that refuses) is a 500, as API Gateway answers it, never a 401', async () => {
+    const broken = createGatewayServer({
+      routes: [{ method: 'POST', path: '/api/v1/record', name: 'record', handler: createRecordHandler({ records: adapters.records, logger: new Logger({ logLevel: 'SILENT' }) }) }],
+      authorizer: async () => {
+        throw new Error('DynamoDB is down');
+      },
+      logger: new Logger({ logLevel: 'SILENT' }),
+      authCacheMs: 0,
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await send('POST', '/api/v1/record', { key: apiKey, json: aRecord() }, `http://127.0.0.1:${(broken.address() as AddressInfo).port}`);
+      expectError(r, 500, 'internal_error');
+      expect(r.text).not.toMatch(/DynamoDB/);
+    } finally {
+      await new Promise<void>((resolve) => broken.close(() => resolve()));
+    }
+  });
 });
 
 describe('classify', () => {
