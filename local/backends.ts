@@ -1,10 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createIndexerHandler } from '../functions/indexer/handler.js';
 import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
 import { ensureTables } from '../shared/adapters/aws/dynamodb/ensure-tables.js';
 import { dynamoDbAdapters } from '../shared/adapters/aws/dynamodb/index.js';
 import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js';
 import type { AwsConfig } from '../shared/adapters/aws/config.js';
+import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { rmSync } from 'node:fs';
@@ -100,14 +102,32 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
   };
 }
 
-/** The stores the admin CLI needs, on the configured backend. */
-export async function openAdminStores(config: LocalConfig): Promise<{ keys: KeyStore; usage: UsageMeter; close(): void }> {
+/** The stores the admin CLI needs, and API Gateway's side of the keys when it works on a deployed stack. */
+export interface AdminStores {
+  keys: KeyStore;
+  usage: UsageMeter;
+  /** Set only in the dynamodb backend with the MEMORY_API_* settings; null locally, where no gateway checks keys. */
+  gateway: Pick<ApiGatewayKeyRegistry, 'register' | 'disable'> | null;
+  close(): void;
+}
+
+/** Opens the stores the admin CLI needs on the configured backend. */
+export async function openAdminStores(config: LocalConfig): Promise<AdminStores> {
   if (config.backend === 'dynamodb' && config.aws) {
     const client = dynamoDbClient(config.aws);
     if (config.aws.dynamodbEndpoint) await ensureTables(client, config.aws.tables);
     const { keys, usage } = dynamoDbAdapters(client, config.aws.tables);
-    return { keys, usage, close: () => client.destroy() };
+    const apiGateway = config.aws.gateway ? new APIGatewayClient({ region: config.aws.region }) : null;
+    return {
+      keys,
+      usage,
+      gateway: apiGateway && config.aws.gateway ? new ApiGatewayKeyRegistry(apiGateway, config.aws.gateway) : null,
+      close: () => {
+        client.destroy();
+        apiGateway?.destroy();
+      },
+    };
   }
   const sqlite = openSqliteAdapters(config.databaseFile);
-  return { keys: sqlite.keys, usage: sqlite.usage, close: () => sqlite.close() };
+  return { keys: sqlite.keys, usage: sqlite.usage, gateway: null, close: () => sqlite.close() };
 }

@@ -178,7 +178,7 @@ export const ACCESS_LOG_FORMAT: Readonly<Record<string, string>> = {
  * (`ApiKeySourceType.AUTHORIZER`): the authorizer returns the key id as `usageIdentifierKey`, and API
  * Gateway throttles the request by the usage plan that API key belongs to. This construct creates only the
  * default plan (`stage.defaultRate`/`defaultBurst`, no quota) on this stage. The admin CLI must, when it
- * issues a key, create an API Gateway API key whose value is the key id and add it (a usage-plan key) to the
+ * issues a key, create an API Gateway API key whose value is `gatewayKeyValue(key id)` and add it (a usage-plan key) to the
  * default plan, or to a plan per distinct (rate, burst) it creates on demand; until both exist the key is
  * refused with 401 (INVALID_API_KEY). When it revokes a key, it should disable that API key too, so that API
  * Gateway can refuse the key (401) without waiting for the authorizer's cached Allow (30 s) to expire.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TableNames } from './dynamodb/tables.js';
+import type { GatewaySettings } from './gateway/usage-plans.js';
 
 /**
  * The settings of the AWS adapters, read from the environment once by each composition root (the Lambda
@@ -20,6 +21,13 @@ export const awsEnvSchema = z.object({
   OPENSEARCH_INDEX: z.string().min(1).default('memory-records'),
   /** The classification queue; the indexer Lambda needs it. */
   CLASSIFICATION_QUEUE_URL: z.url().optional(),
+  /**
+   * The deployed REST API, its stage and its default usage plan, from the stack's outputs. The admin CLI
+   * needs all three to register keys with API Gateway; set none of them locally.
+   */
+  MEMORY_API_ID: z.string().min(1).optional(),
+  MEMORY_API_STAGE: z.string().min(1).optional(),
+  MEMORY_DEFAULT_USAGE_PLAN_ID: z.string().min(1).optional(),
   POWERTOOLS_SERVICE_NAME: z.string().min(1).default('memory'),
   POWERTOOLS_METRICS_NAMESPACE: z.string().min(1).default('AgentMemory'),
 });
@@ -30,6 +38,8 @@ export interface AwsConfig {
   tables: TableNames;
   opensearch: { endpoint: string | undefined; index: string };
   classificationQueueUrl: string | undefined;
+  /** The API Gateway side of key issuance; null unless all three MEMORY_API_* settings are given. */
+  gateway: GatewaySettings | null;
   serviceName: string;
   metricsNamespace: string;
 }
@@ -42,6 +52,17 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const c = parsed.data;
+  const { MEMORY_API_ID: apiId, MEMORY_API_STAGE: stage, MEMORY_DEFAULT_USAGE_PLAN_ID: defaultUsagePlanId } = c;
+  const missing = Object.entries({ MEMORY_API_ID: apiId, MEMORY_API_STAGE: stage, MEMORY_DEFAULT_USAGE_PLAN_ID: defaultUsagePlanId })
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name);
+  // Half a gateway configuration would issue keys that API Gateway refuses; say so instead of ignoring it.
+  if (missing.length > 0 && missing.length < 3) {
+    throw new Error(
+      `invalid configuration: missing ${missing.join(', ')}; MEMORY_API_ID, MEMORY_API_STAGE and ` +
+        'MEMORY_DEFAULT_USAGE_PLAN_ID are set together (the stack outputs them) or not at all',
+    );
+  }
   return {
     region: c.AWS_REGION,
     dynamodbEndpoint: c.DYNAMODB_ENDPOINT,
@@ -53,6 +74,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
     },
     opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX },
     classificationQueueUrl: c.CLASSIFICATION_QUEUE_URL,
+    gateway: apiId && stage && defaultUsagePlanId ? { apiId, stage, defaultUsagePlanId } : null,
     serviceName: c.POWERTOOLS_SERVICE_NAME,
     metricsNamespace: c.POWERTOOLS_METRICS_NAMESPACE,
   };
