@@ -1,17 +1,115 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
+import { MemoryApi } from './constructs/api.js';
+import { MemoryData } from './constructs/data.js';
+import { FUNCTION_SIZING, MemoryFunction } from './constructs/functions.js';
+import { Observability } from './constructs/observability.js';
+import { MemorySearch, SEARCH_ACTIONS } from './constructs/search.js';
+import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from './lambda-bundling.js';
+import { stageConfig } from './stage.js';
 
 export interface MemoryServiceStackProps extends StackProps {
+  /** `dev` or `prod`, from `-c stage=…`. */
   stage: string;
 }
 
+/** The names the functions and the dashboard use for metrics. */
+export const SERVICE_NAME = 'memory';
+export const METRICS_NAMESPACE = 'AgentMemory';
+/** The alias the functions read and write; the custom resource creates it. */
+export const RECORDS_ALIAS = 'memory-records';
+
 /**
- * The AWS deployment of the memory service. The Lambda handlers in functions/ are already the ones that
- * will run here; the API Gateway, DynamoDB, OpenSearch and SQS resources are added by the AWS backend and
- * CDK work (see docs/architecture.md), so today this stack synthesizes with no resources.
+ * The AWS deployment of the memory service: API Gateway and its authorizer in front of the Lambda
+ * handlers, DynamoDB as the system of record, its stream into the indexer (OpenSearch and the
+ * classification queue), the classifier on SQS, and the alarms and dashboard. Every permission is a
+ * grant of exactly what one function does.
  */
 export class MemoryServiceStack extends Stack {
+  readonly functions: Record<LambdaFunctionName, MemoryFunction>;
+
   constructor(scope: Construct, id: string, props: MemoryServiceStackProps) {
     super(scope, id, { ...props, description: `Memory service for AI agents (${props.stage})` });
+    const stage = stageConfig(props.stage);
+
+    const data = new MemoryData(this, 'Data', { stage, classifierTimeout: FUNCTION_SIZING.classifier.timeout });
+    const { tables } = data;
+    const common = {
+      MEMORY_RECORDS_TABLE: tables.records.tableName,
+      MEMORY_TENANTS_TABLE: tables.tenants.tableName,
+      MEMORY_USAGE_TABLE: tables.usage.tableName,
+      MEMORY_IDEMPOTENCY_TABLE: tables.idempotency.tableName,
+      OPENSEARCH_INDEX: RECORDS_ALIAS,
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    };
+    const search = new MemorySearch(this, 'Search', { stage, alias: RECORDS_ALIAS, environment: common });
+    const environment = {
+      ...common,
+      OPENSEARCH_ENDPOINT: search.endpoint,
+      CLASSIFICATION_QUEUE_URL: data.classificationQueue.queueUrl,
+    };
+    const fn = Object.fromEntries(
+      LAMBDA_FUNCTIONS.map((name) => [name, new MemoryFunction(this, name, { stage, environment })]),
+    ) as Record<LambdaFunctionName, MemoryFunction>;
+    this.functions = fn;
+
+    // Exactly the item actions each function's code performs (a transaction is authorized per item).
+    tables.records.grant(fn.record, 'dynamodb:PutItem');
+    tables.usage.grant(fn.record, 'dynamodb:UpdateItem');
+    tables.idempotency.grant(fn.record, 'dynamodb:PutItem', 'dynamodb:GetItem');
+    tables.usage.grant(fn.query, 'dynamodb:UpdateItem');
+    tables.tenants.grant(fn.authorizer, 'dynamodb:GetItem');
+    tables.records.grant(fn.classifier, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    search.grant(fn.query.role!, SEARCH_ACTIONS.read, [`${RECORDS_ALIAS}*/_search`]);
+    search.grant(fn.indexer.role!, SEARCH_ACTIONS.write, [`${RECORDS_ALIAS}*/_bulk`, '_bulk']);
+    data.classificationQueue.grantSendMessages(fn.indexer);
+
+    // The stream: partial failures reported by sequence number, a failing batch halved until the bad
+    // record stands alone, a bounded number of retries, and what still fails goes to a queue to inspect.
+    fn.indexer.addEventSource(
+      new DynamoEventSource(tables.records, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 5,
+        onFailure: new SqsDlq(data.streamFailures),
+      }),
+    );
+    fn.classifier.addEventSource(
+      new SqsEventSource(data.classificationQueue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+
+    const api = new MemoryApi(this, 'Api', { stage, functions: fn });
+    Validations.of(api.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'Every request is authenticated by key and throttled per key by usage plans; a WAF web ACL (about USD 5 a month plus USD 0.60 per million requests) is left to the platform team, which can attach its own (docs/deploy.md).',
+    });
+    new Observability(this, 'Observability', {
+      stage,
+      api: api.api,
+      functions: fn,
+      classificationDlq: data.classificationDlq,
+      streamFailures: data.streamFailures,
+      metricsNamespace: METRICS_NAMESPACE,
+      serviceName: SERVICE_NAME,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.api.url, description: 'The base URL agents call: <ApiUrl>api/v1/record, <ApiUrl>api/v1/query' });
+    new CfnOutput(this, 'RecordsTable', { value: tables.records.tableName });
+    new CfnOutput(this, 'TenantsTable', { value: tables.tenants.tableName });
+    new CfnOutput(this, 'UsageTable', { value: tables.usage.tableName });
+    new CfnOutput(this, 'IdempotencyTable', { value: tables.idempotency.tableName });
+    new CfnOutput(this, 'ApiId', { value: api.api.restApiId });
+    new CfnOutput(this, 'ApiStage', { value: api.api.deploymentStage.stageName });
+    new CfnOutput(this, 'DefaultUsagePlanId', { value: api.defaultUsagePlan.usagePlanId });
+    new CfnOutput(this, 'AdminCli', {
+      value:
+        'Run the admin CLI against this stack with MEMORY_BACKEND=dynamodb, AWS_REGION, the four MEMORY_*_TABLE names, ' +
+        'MEMORY_API_ID, MEMORY_API_STAGE and MEMORY_DEFAULT_USAGE_PLAN_ID from these outputs (docs/deploy.md).',
+    });
   }
 }

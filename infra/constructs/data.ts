@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -54,6 +54,10 @@ export class MemoryData extends Construct {
       });
     this.classificationDlq = queue('ClassificationDlq');
     this.streamFailures = queue('StreamFailures');
+    Validations.of(this.streamFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself a dead-letter destination: the stream event source mapping sends the records that failed every retry here.',
+    });
     this.classificationQueue = queue('ClassificationQueue', {
       retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.seconds(props.classifierTimeout.toSeconds() * 6),

@@ -1,4 +1,4 @@
-import { Arn, CustomResource, Lazy, Stack } from 'aws-cdk-lib';
+import { Arn, CustomResource, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { ArnPrincipal, Effect, PolicyDocument, PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import { CfnDomain, Domain, EngineVersion, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -66,6 +66,34 @@ export class MemorySearch extends Construct {
       removalPolicy: stage.removalPolicy,
     });
     this.endpoint = `https://${this.domain.domainEndpoint}`;
+    // The domain's log resource policy is put by a CDK singleton function (AwsCustomResource) at stack level.
+    const logPolicyFunction = Stack.of(this).node.tryFindChild('AWS679f53fac002430cb0da5b7982bd2287');
+    if (logPolicyFunction) {
+      Validations.of(logPolicyFunction).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'The CDK singleton that puts the domain\'s log resource policy writes its own logs, nothing more.',
+      });
+    }
+    Validations.of(this.domain).acknowledge(
+      {
+        id: 'AwsSolutions-OS1',
+        reason: 'A public endpoint with IAM (SigV4) authentication and a resource policy naming only this stack\'s roles: Lambdas outside a VPC need no NAT gateways, and no request is accepted unsigned.',
+      },
+      {
+        id: 'AwsSolutions-OS3',
+        reason: 'Access is by IAM principal, not by IP: the callers are Lambda functions, whose addresses are not fixed.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'The CDK-made policy that lets OpenSearch write its slow and application logs to CloudWatch Logs: logs:PutResourcePolicy has no resource narrower than *.',
+      },
+    );
+    if (!os.masterNodes) {
+      Validations.of(this.domain).acknowledge({ id: 'AwsSolutions-OS4', reason: 'Dev stage: one data node, no dedicated masters, to keep a dev stack cheap; prod has three.' });
+    }
+    if (os.availabilityZones === 1) {
+      Validations.of(this.domain).acknowledge({ id: 'AwsSolutions-OS7', reason: 'Dev stage: a single node in one zone; prod spreads over three zones.' });
+    }
 
     // The resource policy names the roles, which do not depend on the domain (their grants are separate
     // IAM policies), so it can sit on the domain itself: no cycle, and no extra custom resource. It refers
@@ -90,7 +118,24 @@ export class MemorySearch extends Construct {
       environment: { ...props.environment, OPENSEARCH_ENDPOINT: this.endpoint, OPENSEARCH_INDEX: props.alias },
     });
     this.grant(setup.role!, SEARCH_ACTIONS.setup, [`${props.alias}*`, '_index_template/*', '_alias/*']);
+    Validations.of(setup).acknowledge(
+      ...[`${props.alias}*`, '_index_template/*', '_alias/*'].map((path) => ({
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.domain.node.defaultChild as CfnDomain)}.Arn>/${path}]`,
+        reason: 'Deploy-time setup of the records index template, its indices (which roll over behind the alias) and the alias; nothing else on the domain.',
+      })),
+    );
     const provider = new Provider(this, 'SetupProvider', { onEventHandler: setup });
+    Validations.of(provider).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'The CDK custom resource framework function writes its own logs, nothing more.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(setup.node.defaultChild as never)}.Arn>:*]`,
+        reason: 'The CDK custom resource framework may invoke any version of the setup function it drives, and only that function.',
+      },
+      { id: 'AwsSolutions-L1', reason: 'The CDK custom resource framework picks its own runtime.' },
+    );
     new CustomResource(this, 'IndexTemplate', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::MemoryIndexTemplate',
@@ -105,5 +150,14 @@ export class MemorySearch extends Construct {
       new PolicyStatement({ actions: [...actions], resources: paths.map((path) => `${this.domain.domainArn}/${path}`) }),
     );
     this.principals.push(role);
+    const domainRef = `<${Stack.of(this).getLogicalId(this.domain.node.defaultChild as CfnDomain)}.Arn>`;
+    Validations.of(role).acknowledge(
+      ...paths
+        .filter((path) => path.includes('*'))
+        .map((path) => ({
+          id: `AwsSolutions-IAM5[Resource::${domainRef}/${path}]`,
+          reason: 'The records indices roll over behind one alias (memory-records-000001, …), so the path names their prefix; the actions are only the HTTP verbs this function uses.',
+        })),
+    );
   }
 }

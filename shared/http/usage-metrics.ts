@@ -48,7 +48,11 @@ export function usageMetrics(metrics: Metrics | undefined): UsageMetrics {
     },
     rejected(tenantId, error) {
       if (!(error instanceof AppError)) return;
-      if (error.code === 'record_quota_exceeded') emit(tenantId, [[USAGE_METRIC.recordQuotaRejections, MetricUnit.Count, 1]]);
+      if (error.code === 'record_quota_exceeded') {
+        emit(tenantId, [[USAGE_METRIC.recordQuotaRejections, MetricUnit.Count, 1]]);
+        // Once more without the tenant: the 5XX alarm subtracts these 507s from API Gateway's 5XX count.
+        metrics?.singleMetric().addMetric(USAGE_METRIC.recordQuotaRejections, MetricUnit.Count, 1);
+      }
       if (error.code === 'query_quota_exceeded') emit(tenantId, [[USAGE_METRIC.queryQuotaRejections, MetricUnit.Count, 1]]);
     },
   };

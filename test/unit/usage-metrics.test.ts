@@ -87,12 +87,17 @@ describe('per-tenant usage metrics in embedded metric format', () => {
       metrics: metrics(),
     });
     let status = 0;
-    const [doc] = await emitted(async () => {
+    const [doc, total, ...rest] = await emitted(async () => {
       status = (await full(event('POST', input), lambdaContext('record'))).statusCode;
     });
     expect(status).toBe(507);
     expect(doc).toMatchObject({ tenant: TENANT, RecordQuotaRejections: 1 });
     expect(doc).not.toHaveProperty('RecordsWritten');
+    // The same count without the tenant, which the 5XX alarm subtracts from API Gateway's 5XX.
+    expect(total).toMatchObject({ service: 'memory', RecordQuotaRejections: 1 });
+    expect(total).not.toHaveProperty('tenant');
+    expect(total!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service']]);
+    expect(rest).toEqual([]);
   });
 
   test('a search served counts one query; a query quota rejection counts as one', async () => {

@@ -1,0 +1,362 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { Observability } from '../../infra/constructs/observability.js';
+import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../infra/lambda-bundling.js';
+import { stageConfig } from '../../infra/stage.js';
+import { USAGE_METRIC } from '../../shared/http/usage-metrics.js';
+
+type CfnJson = Record<string, any>;
+
+/** A stack with stub functions (inline code, nothing bundled), a one-method API, two queues and the construct. */
+function synth(stageName: 'dev' | 'prod' = 'dev') {
+  const app = new App();
+  const stack = new Stack(app, 'ObservabilityTest', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const functions = Object.fromEntries(
+    LAMBDA_FUNCTIONS.map((name) => [
+      name,
+      new lambda.Function(stack, `Fn-${name}`, {
+        code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+        runtime: lambda.Runtime.NODEJS_22_X,
+        handler: 'index.handler',
+      }),
+    ]),
+  ) as Record<LambdaFunctionName, lambda.Function>;
+  const api = new RestApi(stack, 'Api', { restApiName: `memory-service-${stageName}`, deployOptions: { stageName } });
+  api.root.addMethod('GET', new MockIntegration());
+  const classificationDlq = new Queue(stack, 'ClassificationDlq');
+  const streamFailures = new Queue(stack, 'StreamFailures');
+  const observability = new Observability(stack, 'Observability', {
+    stage: stageConfig(stageName),
+    api,
+    functions,
+    classificationDlq,
+    streamFailures,
+    metricsNamespace: 'AgentMemory',
+    serviceName: 'memory',
+  });
+  const template = Template.fromStack(stack);
+  const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: stack.getLogicalId(construct.node.defaultChild as lambda.CfnFunction) });
+  const queueName = (queue: Queue) => ({ 'Fn::GetAtt': [stack.getLogicalId(queue.node.defaultChild as lambda.CfnFunction), 'QueueName'] });
+  return { app, stack, template, observability, functions, api, classificationDlq, streamFailures, ref, queueName };
+}
+
+const dev = synth('dev');
+const topicRef = dev.ref(dev.observability.alarmTopic);
+
+/** The alarms, by name. */
+function alarmsByName(template: Template): Map<string, CfnJson> {
+  const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as CfnJson[];
+  return new Map(alarms.map((a) => [a.Properties.AlarmName as string, a.Properties as CfnJson]));
+}
+
+/** The dashboard body: its Fn::Join flattened, each token (Ref, GetAtt) replaced by "TOKEN", then parsed. */
+function dashboardBody(template: Template): { raw: string; widgets: CfnJson[] } {
+  const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as CfnJson[];
+  expect(dashboards).toHaveLength(1);
+  const body = dashboards[0]!.Properties.DashboardBody;
+  const parts: unknown[] = typeof body === 'string' ? [body] : body['Fn::Join'][1];
+  const raw = parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
+  return { raw, widgets: (JSON.parse(raw) as { widgets: CfnJson[] }).widgets };
+}
+
+/** The expressions of a metric widget (metrics given as `[{ expression, … }]`). */
+const expressionsOf = (widget: CfnJson): CfnJson[] =>
+  ((widget.properties.metrics ?? []) as unknown[][]).flatMap((m) => m.filter((x): x is CfnJson => typeof x === 'object' && x !== null && 'expression' in x));
+
+describe('Observability: the alarm topic', () => {
+  test('is encrypted with its own rotating KMS key, which CloudWatch may use to publish', () => {
+    const [keyId] = Object.keys(dev.template.findResources('AWS::KMS::Key'));
+    dev.template.hasResourceProperties('AWS::SNS::Topic', {
+      TopicName: 'memory-dev-alarms',
+      KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
+    });
+    dev.template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Resource: '*',
+          }),
+        ]),
+      },
+    });
+  });
+
+  test('refuses publishing without TLS and lets only this account\'s alarms publish', () => {
+    dev.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [topicRef],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: topicRef,
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '123456789012' },
+              ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:eu-west-1:123456789012:alarm:*']] } },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  test('keeps the key in prod, deletes it with a dev stack', () => {
+    expect(Object.values(dev.template.findResources('AWS::KMS::Key'))[0]).toMatchObject({ DeletionPolicy: 'Delete' });
+    expect(Object.values(synth('prod').template.findResources('AWS::KMS::Key'))[0]).toMatchObject({ DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('Observability: alarms', () => {
+  const alarms = alarmsByName(dev.template);
+
+  test('there are exactly the five alarms, each notifying the topic on ALARM and on OK, with a description', () => {
+    expect([...alarms.keys()].sort()).toEqual(
+      ['memory-dev-api-5xx-rate', 'memory-dev-classification-dlq', 'memory-dev-indexer-iterator-age', 'memory-dev-lambda-throttles', 'memory-dev-stream-failures'].sort(),
+    );
+    for (const alarm of alarms.values()) {
+      expect(alarm.AlarmActions).toEqual([topicRef]);
+      expect(alarm.OKActions).toEqual([topicRef]);
+      expect(alarm.ActionsEnabled).not.toBe(false);
+      // CloudWatch refuses descriptions over 1024 characters.
+      expect((alarm.AlarmDescription as string).length).toBeGreaterThan(100);
+      expect((alarm.AlarmDescription as string).length).toBeLessThanOrEqual(1024);
+    }
+  });
+
+  const queueAlarms: [string, () => CfnJson][] = [
+    ['memory-dev-classification-dlq', () => dev.queueName(dev.classificationDlq)],
+    ['memory-dev-stream-failures', () => dev.queueName(dev.streamFailures)],
+  ];
+  test.each(queueAlarms)('%s: any visible message in the queue, over one minute', (name, queue) => {
+    expect(alarms.get(name)).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: queue() }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  test('the stream failures alarm says the stream keeps records 24 hours', () => {
+    expect(alarms.get('memory-dev-stream-failures')!.AlarmDescription).toMatch(/24 hours/);
+  });
+
+  test('memory-dev-indexer-iterator-age: the indexer\'s IteratorAge maximum above 60 s for 5 minutes in a row', () => {
+    expect(alarms.get('memory-dev-indexer-iterator-age')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: dev.ref(dev.functions.indexer) }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 60_000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  test('memory-dev-api-5xx-rate: 5XX other than the record quota\'s 507, above 1 % of requests in 2 of 3 five-minute periods', () => {
+    const alarm = alarms.get('memory-dev-api-5xx-rate')!;
+    expect(alarm).toMatchObject({
+      Threshold: 0.01,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+    const stageRef = dev.ref(dev.api.deploymentStage);
+    const stage = [
+      { Name: 'ApiName', Value: 'memory-service-dev' },
+      { Name: 'Stage', Value: stageRef },
+    ];
+    const queries = alarm.Metrics as CfnJson[];
+    expect(queries.filter((q) => q.ReturnData === true)).toEqual([
+      expect.objectContaining({ Expression: '(errors - FILL(quota, 0)) / requests' }),
+    ]);
+    const stat = (id: string) => queries.find((q) => q.Id === id)!.MetricStat;
+    expect(stat('errors')).toEqual({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: stage }, Period: 300, Stat: 'Sum' });
+    expect(stat('requests')).toEqual({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: stage }, Period: 300, Stat: 'Sum' });
+    // The service-wide count the record handler publishes without the tenant dimension.
+    expect(stat('quota')).toEqual({
+      Metric: { Namespace: 'AgentMemory', MetricName: 'RecordQuotaRejections', Dimensions: [{ Name: 'service', Value: 'memory' }] },
+      Period: 300,
+      Stat: 'Sum',
+    });
+  });
+
+  test('memory-dev-lambda-throttles: the sum of every function\'s throttles over 5 minutes above 0', () => {
+    const alarm = alarms.get('memory-dev-lambda-throttles')!;
+    expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    const queries = alarm.Metrics as CfnJson[];
+    const returned = queries.filter((q) => q.ReturnData === true);
+    expect(returned).toHaveLength(1);
+    expect(returned[0]!.Expression).toBe(LAMBDA_FUNCTIONS.map((name) => `FILL(${name}, 0)`).join(' + '));
+    for (const name of LAMBDA_FUNCTIONS) {
+      expect(queries).toContainEqual({
+        Id: name,
+        ReturnData: false,
+        MetricStat: {
+          Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: [{ Name: 'FunctionName', Value: dev.ref(dev.functions[name]) }] },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      });
+    }
+  });
+
+  test('neither API 4XX nor the authorizer\'s Errors (every refused key is one) are alarmed', () => {
+    const watched = [...alarms.values()].flatMap((a) => [
+      a.MetricName as string | undefined,
+      ...((a.Metrics ?? []) as CfnJson[]).map((q) => q.MetricStat?.Metric?.MetricName as string | undefined),
+    ]);
+    expect(watched).not.toContain('4XXError');
+    expect(watched).not.toContain('Errors');
+  });
+
+  test('a prod stack names its alarms and dashboard memory-prod-…', () => {
+    const prod = synth('prod');
+    expect([...alarmsByName(prod.template).keys()].every((name) => name.startsWith('memory-prod-'))).toBe(true);
+    prod.template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'memory-prod' });
+  });
+});
+
+describe('Observability: the dashboard', () => {
+  const { raw, widgets } = dashboardBody(dev.template);
+  const byTitle = (title: string) => {
+    const widget = widgets.find((w) => w.properties?.title === title);
+    if (!widget) throw new Error(`no widget titled "${title}" in ${widgets.map((w) => w.properties?.title).join(' | ')}`);
+    return widget;
+  };
+  const searchFor = (metricName: string) =>
+    `SEARCH('{AgentMemory,service,tenant} service="memory" MetricName="${metricName}"', 'Sum')`;
+  const insightsFor = (metricName: string) =>
+    `SELECT SUM(${metricName}) FROM SCHEMA("AgentMemory", service, tenant) WHERE service = 'memory' GROUP BY tenant ORDER BY SUM() DESC LIMIT 50`;
+
+  test('is named memory-dev and keeps each widget\'s own period', () => {
+    dev.template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'memory-dev' });
+    expect(JSON.parse(raw).periodOverride).toBe('inherit');
+  });
+
+  test('shows service health: API requests, 4XX, 5XX and latency percentiles, and every function\'s errors, duration and throttles', () => {
+    const api = JSON.stringify(byTitle('API requests and errors').properties.metrics);
+    for (const metric of ['Count', '4XXError', '5XXError']) expect(api).toContain(`"${metric}"`);
+    const latency = byTitle('API latency (ms)').properties.metrics as unknown[][];
+    expect(latency.map((m) => (m.at(-1) as CfnJson).stat)).toEqual(['p50', 'p99', 'p99']);
+    for (const [title, metricName] of [
+      ["Lambda errors (the authorizer's include every refused key)", 'Errors'],
+      ['Lambda duration p99 (ms)', 'Duration'],
+      ['Lambda throttles', 'Throttles'],
+    ] as const) {
+      const metrics = byTitle(title).properties.metrics as unknown[][];
+      expect(metrics.map((m) => m[1])).toEqual(LAMBDA_FUNCTIONS.map(() => metricName));
+      expect(metrics.map((m) => (m.at(-1) as CfnJson).label)).toEqual([...LAMBDA_FUNCTIONS]);
+    }
+    expect(JSON.stringify(byTitle('Messages waiting in the failure queues').properties.metrics).match(/ApproximateNumberOfMessagesVisible/g)).toHaveLength(2);
+    expect(byTitle('Indexer iterator age (ms, alarm above 60 s)').properties.annotations.alarms).toHaveLength(1);
+    expect(byTitle('Alarms').properties.alarms).toHaveLength(5);
+  });
+
+  test.each([
+    ['Records written by tenant', USAGE_METRIC.recordsWritten],
+    ['Queries served by tenant', USAGE_METRIC.queriesServed],
+    ['Bytes stored by tenant (bytes of the records written in the range)', USAGE_METRIC.bytesStored],
+  ])('"%s" is a table of every tenant\'s sum of %s over the time range', (title, metricName) => {
+    const { properties } = byTitle(title);
+    expect(properties.view).toBe('table');
+    expect(properties.table).toMatchObject({ showTimeSeriesData: false, summaryColumns: ['SUM'] });
+    expect(properties.singleValueFullPrecision).toBe(true);
+    expect(expressionsOf(byTitle(title))).toEqual([{ expression: searchFor(metricName), label: "${PROP('Dim.tenant')}" }]);
+  });
+
+  test('quota rejections by tenant list both rejections, each row named by tenant and metric', () => {
+    const widget = byTitle('Quota rejections by tenant');
+    expect(widget.properties.table).toMatchObject({ showTimeSeriesData: false, summaryColumns: ['SUM'] });
+    expect(expressionsOf(widget)).toEqual([
+      {
+        expression: `SEARCH('{AgentMemory,service,tenant} service="memory" (MetricName="RecordQuotaRejections" OR MetricName="QueryQuotaRejections")', 'Sum')`,
+        label: "${PROP('Dim.tenant')} ${PROP('MetricName')}",
+      },
+    ]);
+  });
+
+  test('each usage metric has a total over the whole time range, all tenants summed', () => {
+    const totals = widgets.filter((w) => w.properties?.view === 'singleValue');
+    expect(totals).toHaveLength(5);
+    for (const widget of totals) expect(widget.properties).toMatchObject({ setPeriodToTimeRange: true, singleValueFullPrecision: true });
+    expect(totals.flatMap(expressionsOf).map((e) => e.expression)).toEqual(
+      [USAGE_METRIC.recordsWritten, USAGE_METRIC.bytesStored, USAGE_METRIC.queriesServed, USAGE_METRIC.recordQuotaRejections, USAGE_METRIC.queryQuotaRejections].map(
+        (name) => `SUM(${searchFor(name)})`,
+      ),
+    );
+  });
+
+  test('each usage metric has a Metrics Insights trend of the top 50 tenants, grouped by tenant', () => {
+    const trends = widgets.flatMap(expressionsOf).filter((e) => (e.expression as string).startsWith('SELECT'));
+    expect(trends.map((e) => e.expression)).toEqual(
+      [USAGE_METRIC.recordsWritten, USAGE_METRIC.queriesServed, USAGE_METRIC.bytesStored, USAGE_METRIC.recordQuotaRejections, USAGE_METRIC.queryQuotaRejections].map(insightsFor),
+    );
+    // No label: each series keeps its own, the tenant id of its group.
+    for (const trend of trends) expect(trend.label).toBeUndefined();
+  });
+
+  test('the finance note says how to choose the month and what the numbers leave out', () => {
+    const note = widgets.find((w) => w.type === 'text' && /finance/.test(w.properties.markdown as string))!.properties.markdown as string;
+    expect(note).toMatch(/Absolute/);
+    expect(note).toMatch(/UTC/);
+    expect(note).toMatch(/last two weeks/);
+    expect(note).toMatch(/admin usage --month YYYY-MM/);
+  });
+
+  test('widgets fit the 24-column grid', () => {
+    for (const widget of widgets) expect(widget.x + widget.width).toBeLessThanOrEqual(24);
+  });
+});
+
+describe('Observability: construction', () => {
+  test('CDK has no warning or error about it', () => {
+    const annotations = Annotations.fromStack(dev.stack);
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+    expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  test('cdk-nag AwsSolutions finds nothing to fix in it', () => {
+    const report = new AwsSolutionsChecks().validateScope(dev.observability);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  test('refuses a namespace that the dashboard queries could not quote', () => {
+    const stack = new Stack(new App(), 'Bad');
+    const fn = new lambda.Function(stack, 'Fn', { code: lambda.Code.fromInline('x'), runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler' });
+    const api = new RestApi(stack, 'Api');
+    api.root.addMethod('GET', new MockIntegration());
+    const functions = Object.fromEntries(LAMBDA_FUNCTIONS.map((name) => [name, fn])) as Record<LambdaFunctionName, lambda.Function>;
+    const queue = new Queue(stack, 'Q');
+    expect(
+      () =>
+        new Observability(stack, 'Observability', {
+          stage: stageConfig('dev'),
+          api,
+          functions,
+          classificationDlq: queue,
+          streamFailures: queue,
+          metricsNamespace: "Agent'Memory",
+          serviceName: 'memory',
+        }),
+    ).toThrow(/metricsNamespace/);
+  });
+});
