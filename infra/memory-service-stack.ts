@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
@@ -88,7 +89,7 @@ export class MemoryServiceStack extends Stack {
       id: 'AwsSolutions-APIG3',
       reason: 'Every request is authenticated by key and throttled per key by usage plans; a WAF web ACL (about USD 5 a month plus USD 0.60 per million requests) is left to the platform team, which can attach its own (docs/deploy.md).',
     });
-    new Observability(this, 'Observability', {
+    const observability = new Observability(this, 'Observability', {
       stage,
       api: api.api,
       functions: fn,
@@ -97,6 +98,11 @@ export class MemoryServiceStack extends Stack {
       metricsNamespace: METRICS_NAMESPACE,
       serviceName: SERVICE_NAME,
     });
+    // `-c alarmEmail=oncall@example.com` subscribes an address to every alarm (it must confirm by mail).
+    const alarmEmail: unknown = this.node.tryGetContext('alarmEmail');
+    if (typeof alarmEmail === 'string' && alarmEmail !== '') {
+      observability.alarmTopic.addSubscription(new EmailSubscription(alarmEmail));
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: api.api.url, description: 'The base URL agents call: <ApiUrl>api/v1/record, <ApiUrl>api/v1/query' });
     new CfnOutput(this, 'RecordsTable', { value: tables.records.tableName });

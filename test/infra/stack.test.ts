@@ -9,8 +9,8 @@ import { MemoryServiceStack } from '../../infra/memory-service-stack.js';
  * with cdk-nag's AwsSolutions rules as a validation plugin: a finding that is not acknowledged with a
  * reason fails the synthesis.
  */
-function synth(stage: 'dev' | 'prod'): { template: Template; stack: MemoryServiceStack } {
-  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [] } });
+function synth(stage: 'dev' | 'prod', context: Record<string, string> = {}): { template: Template; stack: MemoryServiceStack } {
+  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new MemoryServiceStack(app, `MemoryService-${stage}`, { stage, env: { account: '123456789012', region: 'eu-west-1' } });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
@@ -154,7 +154,11 @@ describe('the stack (dev)', () => {
 describe('the stack (prod)', () => {
   let template: Template;
   beforeAll(() => {
-    ({ template } = synth('prod'));
+    ({ template } = synth('prod', { alarmEmail: 'oncall@example.com' }));
+  });
+
+  test('-c alarmEmail subscribes the address to the alarm topic', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
   });
 
   test('tables are protected and kept; the domain spans three zones with dedicated masters', () => {
