@@ -97,6 +97,7 @@ export class MemoryServiceStack extends Stack {
       streamFailures: data.streamFailures,
       metricsNamespace: METRICS_NAMESPACE,
       serviceName: SERVICE_NAME,
+      authorizerLogGroup: fn.authorizer.logGroup,
     });
     // `-c alarmEmail=oncall@example.com` subscribes an address to every alarm (it must confirm by mail).
     const alarmEmail: unknown = this.node.tryGetContext('alarmEmail');

@@ -4,7 +4,7 @@ import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { bearerToken, gatewayKeyValue, hashApiKey } from '../../shared/domain/api-key.js';
 import type { Principal } from '../../shared/domain/tenant.js';
-import { toAuthorizerContext } from '../../shared/http/auth-context.js';
+import { AUTHORIZER_FAILURE_MESSAGE, toAuthorizerContext } from '../../shared/http/auth-context.js';
 import { headerValue } from '../../shared/http/responses.js';
 import type { KeyStore } from '../../shared/ports.js';
 
@@ -31,7 +31,15 @@ export function createAuthorizerHandler({ keys, logger }: AuthorizerDeps) {
     .use(injectLambdaContext(logger))
     .handler(async (event) => {
       const token = bearerToken(headerValue(event.headers, 'authorization'));
-      const found = token === null ? null : await keys.findByHash(hashApiKey(token));
+      let found;
+      try {
+        found = token === null ? null : await keys.findByHash(hashApiKey(token));
+      } catch (error) {
+        // A real failure, as opposed to a refused key: logged as the one line the AuthorizerFailures metric
+        // filter counts (every refused key also throws, so Lambda's Errors metric cannot tell them apart).
+        logger.error(AUTHORIZER_FAILURE_MESSAGE, { error: error as Error });
+        throw error;
+      }
       if (!found || found.key.status !== 'active') throw new Error('Unauthorized');
       const { key, tenant } = found;
       const principal: Principal = {

@@ -25,6 +25,8 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { AUTHORIZER_FAILURE_MESSAGE } from '../../shared/http/auth-context.js';
 import { Construct } from 'constructs';
 import { TENANT_DIMENSION, USAGE_METRIC } from '../../shared/http/usage-metrics.js';
 import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../lambda-bundling.js';
@@ -44,7 +46,12 @@ export interface ObservabilityProps {
   metricsNamespace: string;
   /** `POWERTOOLS_SERVICE_NAME` of the functions (`memory`). */
   serviceName: string;
+  /** The authorizer's log group, where its real failures are counted. */
+  authorizerLogGroup: ILogGroup;
 }
+
+/** The metric, counted from the authorizer's log, of authorizer runs that failed rather than refused a key. */
+export const AUTHORIZER_FAILURES_METRIC = 'AuthorizerFailures';
 
 /** Powertools Metrics puts the service name in this dimension of every metric it emits. */
 const SERVICE_DIMENSION = 'service';
@@ -65,7 +72,8 @@ const INSIGHTS_TOP = 50;
  * - Not API 4XX: they are clients' mistakes.
  * - Not the authorizer's Lambda `Errors`: it throws `Unauthorized` for every unknown or revoked key (that
  *   is how a REQUEST authorizer answers 401), so that metric counts clients' mistakes too and would page on
- *   every bad key. An authorizer that really fails makes API Gateway answer 500 on every route, which the
+ *   every bad key. Its real failures are counted from its log instead (`AuthorizerFailures`). An
+ *   authorizer that really fails also makes API Gateway answer 500 on every route, which the
  *   5XX-rate alarm catches; a throttled one is in the throttles alarm.
  */
 export class Observability extends Construct {
@@ -198,6 +206,27 @@ export class Observability extends Construct {
       label: '5XX rate (507 record quota excluded)',
       period: Duration.minutes(5),
     });
+    // The authorizer's own failures (DynamoDB unreachable, a bug), counted from its log: Lambda's Errors
+    // metric would also count every refused key. One failure is worth a look: each one is a caller with
+    // a possibly good key turned away with a 500.
+    new MetricFilter(this, 'AuthorizerFailuresFilter', {
+      logGroup: props.authorizerLogGroup,
+      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', AUTHORIZER_FAILURE_MESSAGE)),
+      metricNamespace: namespace,
+      metricName: AUTHORIZER_FAILURES_METRIC,
+      metricValue: '1',
+    });
+    alarm('AuthorizerFailuresAlarm', 'authorizer-failures', {
+      alarmDescription:
+        'The authorizer failed (it did not merely refuse a key): callers got 500 instead of an answer. Its log says ' +
+        'why (search for "authorizer failed"); usually the tenants table is unreachable or throttled, or a deploy broke it.',
+      metric: new Metric({ namespace, metricName: AUTHORIZER_FAILURES_METRIC, statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
     const serverErrorRateAlarm = alarm('Api5xxRateAlarm', 'api-5xx-rate', {
       alarmDescription:
         "More than 1 % of the API's answers were 5XX (a 507 for a used-up record quota does not count) in 2 of the " +

@@ -17,6 +17,9 @@ const authorizerContextSchema = z.object({
   burst: z.coerce.number().int().positive(),
 });
 
+/** The log message of an authorizer that failed (not one that refused a key); the stack counts these lines. */
+export const AUTHORIZER_FAILURE_MESSAGE = 'authorizer failed';
+
 export type AuthorizerContext = Record<string, string | number | boolean>;
 
 /** Encodes a principal as the authorizer's `context` map. */

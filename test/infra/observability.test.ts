@@ -2,6 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Observability } from '../../infra/constructs/observability.js';
@@ -37,6 +38,7 @@ function synth(stageName: 'dev' | 'prod' = 'dev') {
     streamFailures,
     metricsNamespace: 'AgentMemory',
     serviceName: 'memory',
+    authorizerLogGroup: new LogGroup(stack, 'AuthorizerLogs'),
   });
   const template = Template.fromStack(stack);
   const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: stack.getLogicalId(construct.node.defaultChild as lambda.CfnFunction) });
@@ -121,7 +123,7 @@ describe('Observability: alarms', () => {
 
   test('there are exactly the five alarms, each notifying the topic on ALARM and on OK, with a description', () => {
     expect([...alarms.keys()].sort()).toEqual(
-      ['memory-dev-api-5xx-rate', 'memory-dev-classification-dlq', 'memory-dev-indexer-iterator-age', 'memory-dev-lambda-throttles', 'memory-dev-stream-failures'].sort(),
+      ['memory-dev-api-5xx-rate', 'memory-dev-authorizer-failures', 'memory-dev-classification-dlq', 'memory-dev-indexer-iterator-age', 'memory-dev-lambda-throttles', 'memory-dev-stream-failures'].sort(),
     );
     for (const alarm of alarms.values()) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
@@ -196,6 +198,23 @@ describe('Observability: alarms', () => {
       Metric: { Namespace: 'AgentMemory', MetricName: 'RecordQuotaRejections', Dimensions: [{ Name: 'service', Value: 'memory' }] },
       Period: 300,
       Stat: 'Sum',
+    });
+  });
+
+  test('memory-dev-authorizer-failures: any authorizer failure (not a refused key), counted from its log', () => {
+    expect(alarms.get('memory-dev-authorizer-failures')).toMatchObject({
+      Namespace: 'AgentMemory',
+      MetricName: 'AuthorizerFailures',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    dev.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ ($.level = "ERROR") && ($.message = "authorizer failed") }',
+      MetricTransformations: [{ MetricNamespace: 'AgentMemory', MetricName: 'AuthorizerFailures', MetricValue: '1' }],
     });
   });
 
@@ -356,6 +375,7 @@ describe('Observability: construction', () => {
           streamFailures: queue,
           metricsNamespace: "Agent'Memory",
           serviceName: 'memory',
+          authorizerLogGroup: new LogGroup(stack, 'AuthorizerLogs'),
         }),
     ).toThrow(/metricsNamespace/);
   });

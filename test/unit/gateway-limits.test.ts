@@ -5,6 +5,7 @@ import { createRecordHandler } from '../../functions/record/handler.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { gatewayKeyValue, generateKeyId, hashApiKey } from '../../shared/domain/api-key.js';
 import { LIMITS } from '../../shared/domain/record.js';
+import { AUTHORIZER_FAILURE_MESSAGE } from '../../shared/http/auth-context.js';
 import type { KeyStore, RecordStore } from '../../shared/ports.js';
 
 const logger = new Logger({ logLevel: 'SILENT' });
@@ -32,6 +33,19 @@ describe('what API Gateway does not check for us', () => {
       lambdaContext('authorizer'),
     );
     expect(result.usageIdentifierKey).toBe(gatewayKeyValue(keyId));
+  });
+
+  test('an authorizer whose store fails logs the line the AuthorizerFailures filter counts, and does not say Unauthorized', async () => {
+    const lines: unknown[][] = [];
+    const failing = new Logger({ logLevel: 'SILENT' });
+    failing.error = ((...args: unknown[]) => void lines.push(args)) as typeof failing.error;
+    const keys = { findByHash: async () => Promise.reject(new Error('DynamoDB unreachable')) } as unknown as KeyStore;
+    const run = createAuthorizerHandler({ keys, logger: failing })(
+      { headers: { Authorization: 'Bearer mem_secret' }, methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/POST/api/v1/record' } as never,
+      lambdaContext('authorizer'),
+    );
+    await expect(run).rejects.toThrow('DynamoDB unreachable');
+    expect(lines.map((l) => l[0])).toEqual([AUTHORIZER_FAILURE_MESSAGE]);
   });
 
   test('a body over 1 MiB is refused with 413 by the Lambda itself (API Gateway lets 10 MB through)', async () => {
