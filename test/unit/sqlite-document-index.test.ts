@@ -44,6 +44,18 @@ describe('SQLite document index', () => {
     expect(await search('dark', OTHER)).toEqual([]);
   });
 
+  test('re-indexing a record for its classification leaves the FTS row, so no rank moves', async () => {
+    const a = record('dark mode everywhere', 'the dark theme');
+    const b = record('dark corners', 'notes on lighting and dark rooms and more words here');
+    await index.apply([a, b].map((r) => ({ kind: 'upsert' as const, record: r })));
+    const ranks = async () => (await search('dark')).map((h) => [h.id, h.rank]);
+    const before = await ranks();
+    expect(before).toHaveLength(2);
+    await index.apply([{ kind: 'upsert', record: { ...b, classification: CLASSIFIED } }]);
+    await index.apply([{ kind: 'upsert', record: { ...a, classification: CLASSIFIED } }]);
+    expect(await ranks()).toEqual(before);
+  });
+
   test('a replayed upsert leaves one row and one hit', async () => {
     const r = record('dark mode', 'body');
     await index.apply([{ kind: 'upsert', record: r }]);

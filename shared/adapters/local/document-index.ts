@@ -13,7 +13,9 @@ export class SqliteDocumentIndex implements DocumentIndex {
   private readonly applyTx;
 
   constructor(db: Db) {
-    const findSeq = db.prepare<[string], { seq: number; tenant_id: string }>('SELECT seq, tenant_id FROM records WHERE id = ?');
+    const findSeq = db.prepare<[string], { seq: number; tenant_id: string; title: string; body: string }>(
+      'SELECT seq, tenant_id, title, body FROM records WHERE id = ?',
+    );
     const insertRecord = db.prepare(`
       INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification)
       VALUES (@id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at, @classification)`);
@@ -25,8 +27,13 @@ export class SqliteDocumentIndex implements DocumentIndex {
     const insertFts = db.prepare<[number | bigint, string, string, string]>(
       'INSERT INTO records_fts (rowid, title, body, tenant) VALUES (?, ?, ?, ?)',
     );
-    // contentless_delete = 1 is what lets a contentless FTS5 table delete a row by rowid alone.
+    // contentless_delete = 1 is what lets a contentless FTS5 table delete a row by rowid alone. Such a
+    // delete does not take the row's tokens off the column statistics bm25() reads, so ranks drift a little
+    // after it; the service's own MODIFYs (classifications) therefore leave the FTS row alone, and only an
+    // operator's text change or delete pays that price.
     const deleteFts = db.prepare<[number]>('DELETE FROM records_fts WHERE rowid = ?');
+    const indexed = (r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>) =>
+      [searchableText(r.title), searchableText(r.body), tenantToken(r.tenant_id)] as const;
 
     const upsert = (record: StoredRecord): void => {
       const row = {
@@ -34,7 +41,7 @@ export class SqliteDocumentIndex implements DocumentIndex {
         metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
         classification: record.classification === null ? null : JSON.stringify(record.classification),
       };
-      const fts = [searchableText(record.title), searchableText(record.body), tenantToken(record.tenant_id)] as const;
+      const fts = indexed(record);
       const existing = findSeq.get(record.id);
       if (!existing) {
         const { lastInsertRowid } = insertRecord.run(row);
@@ -44,6 +51,8 @@ export class SqliteDocumentIndex implements DocumentIndex {
       // Ids are UUIDv7, so this only happens on a corrupt stream; never let one tenant's write move another's record.
       if (existing.tenant_id !== record.tenant_id) throw new Error('the record id belongs to another tenant');
       updateRecord.run({ ...row, seq: existing.seq });
+      // A classification leaves the text as it was: the FTS row stays, and so do the statistics.
+      if (existing.title === record.title && existing.body === record.body) return;
       deleteFts.run(existing.seq);
       insertFts.run(existing.seq, ...fts);
     };
