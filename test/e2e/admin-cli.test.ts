@@ -36,13 +36,6 @@ async function createTenant(args: string[], extraEnv: Record<string, string> = {
   return created as { tenant_id: string; api_key: string; key_id: string };
 }
 
-async function tenantNamed(name: string) {
-  const tenants: any[] = await admin(['tenant', 'list'], env);
-  const found = tenants.find((t) => t.name === name);
-  expect(found).toBeDefined();
-  return found;
-}
-
 /** The bytes of the database and its WAL and shared-memory files, as they are on disk now. */
 function databaseBytes(): Buffer {
   const files = ['memory.db', 'memory.db-wal', 'memory.db-shm'].map((f) => join(dir, f)).filter((f) => existsSync(f));

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { createIndexerHandler } from '../../functions/indexer/handler.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { StreamPoller } from '../../local/stream-poller.js';
+import { documentClient } from '../../shared/adapters/aws/dynamodb/client.js';
 import { dynamoDbAdapters } from '../../shared/adapters/aws/dynamodb/index.js';
+import { DynamoDbRecordStore } from '../../shared/adapters/aws/dynamodb/record-store.js';
 import { recordFromImage } from '../../shared/adapters/aws/dynamodb/record-item.js';
 import { SqliteDocumentIndex } from '../../shared/adapters/local/document-index.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
@@ -38,6 +40,7 @@ describeWithDynamoDb('the AWS backend', (endpoint) => {
       poller.start();
       return {
         ...dynamoDbAdapters(tables.client, tables.names),
+        recordsAt: (clock) => new DynamoDbRecordStore(documentClient(tables.client), tables.names, clock),
         search: index.search,
         jobs: index.jobs,
         settle: () => poller.settle(10_000),

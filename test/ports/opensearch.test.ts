@@ -7,6 +7,7 @@ import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/do
 import { putRecordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
+import { SqliteRecordStore } from '../../shared/adapters/local/record-store.js';
 import type { RecordStore } from '../../shared/ports.js';
 import { runPortSuite } from './port-suite.js';
 
@@ -74,6 +75,8 @@ if (url === undefined || url === '') {
 
       return {
         records,
+        // The 24-hour idempotency case searches nothing: the SQLite store on its own clock will do.
+        recordsAt: (clock: () => number) => new SqliteRecordStore(adapters.db, clock),
         search: new OpenSearchSearchIndex(client, index),
         keys: adapters.keys,
         usage: adapters.usage,

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/domain/errors.js';
+import { IDEMPOTENCY_TTL_MS } from '../../shared/domain/idempotency.js';
 import { generateKeyId, hashApiKey } from '../../shared/domain/api-key.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord, type RecordInput, type StoredRecord } from '../../shared/domain/record.js';
@@ -12,6 +13,8 @@ export interface PortFixture {
   keys: KeyStore;
   usage: UsageMeter;
   jobs: JobQueue;
+  /** A record store on the same data whose clock the test sets (for the 24-hour idempotency window). */
+  recordsAt(clock: () => number): RecordStore;
   /** Waits until every write so far is visible to search (a no-op where search is immediate). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -103,6 +106,39 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         await expect(
           f.records.create(tenantA, second, { recordQuota: 10, month: MONTH, idempotency: { key: 'k1', requestHash: 'other' } }),
         ).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+      });
+
+      test('an idempotency key is remembered for 24 hours, then a new write is stored', async () => {
+        let now = Date.parse('2026-11-10T12:00:00.000Z');
+        const records = f.recordsAt(() => now);
+        const write = () =>
+          records.create(tenantA, newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, new Date(now)), {
+            recordQuota: 10,
+            month: MONTH,
+            idempotency: { key: 'k', requestHash: 'h' },
+          });
+        const first = await write();
+        now += IDEMPOTENCY_TTL_MS - 1;
+        expect(await write()).toEqual({ receipt: first.receipt, replayed: true });
+        now += 1;
+        const later = await write();
+        expect(later.replayed).toBe(false);
+        expect(later.receipt.id).not.toBe(first.receipt.id);
+      });
+
+      test('concurrent writes under one idempotency key store one record and count once', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            f.records.create(tenantA, newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 't', body: 'b' }, new Date(clock + i)), {
+              recordQuota: 100,
+              month: MONTH,
+              idempotency: { key: 'same', requestHash: 'h' },
+            }),
+          ),
+        );
+        expect(new Set(results.map((r) => r.receipt.id)).size).toBe(1);
+        expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+        expect((await f.usage.list(MONTH, tenantA))[0]).toMatchObject({ records: 1 });
       });
 
       test('idempotency keys are per tenant', async () => {

@@ -7,7 +7,7 @@ import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/sear
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
-import { FakeOpenSearch, type Received, type Reply } from '../support/fake-opensearch.js';
+import { FakeOpenSearch, type Reply } from '../support/fake-opensearch.js';
 
 const INDEX = 'memory-records';
 const TENANT = '0193a000-0000-7000-8000-00000000000a';
