@@ -104,3 +104,39 @@ export function recordBytes(record: Pick<StoredRecord, 'agent_id' | 'title' | 'b
     (record.metadata === null ? 0 : utf8Bytes(JSON.stringify(record.metadata)))
   );
 }
+
+/** A stored record with its metadata as JSON text: how a store keeps it when it cannot hold any JSON value. */
+export type SerializedRecord = Omit<StoredRecord, 'metadata'> & { metadata: string | null };
+
+/** The record with its metadata as JSON text, so any JSON object round-trips exactly, however deep. */
+export function serializeRecord(record: StoredRecord): SerializedRecord {
+  return {
+    id: record.id,
+    tenant_id: record.tenant_id,
+    agent_id: record.agent_id,
+    type: record.type,
+    title: record.title,
+    body: record.body,
+    client: record.client,
+    metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
+    created_at: record.created_at,
+    classification: record.classification,
+  };
+}
+
+/** The record back from its serialized form; absent optional fields read as null, fields in documented order. */
+export function deserializeRecord(stored: SerializedRecord): StoredRecord {
+  const c = stored.classification ?? null;
+  return {
+    id: stored.id,
+    tenant_id: stored.tenant_id,
+    agent_id: stored.agent_id,
+    type: stored.type,
+    title: stored.title,
+    body: stored.body,
+    client: stored.client ?? null,
+    metadata: typeof stored.metadata === 'string' ? (JSON.parse(stored.metadata) as Record<string, unknown>) : null,
+    created_at: stored.created_at,
+    classification: c === null ? null : { type: c.type, confidence: c.confidence, model: c.model, classified_at: c.classified_at },
+  };
+}

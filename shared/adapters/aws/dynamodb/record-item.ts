@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
-import type { Classification, RecordType, StoredRecord } from '../../../domain/record.js';
+import { deserializeRecord, serializeRecord, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
 
 /** How many partitions one tenant's records spread over. */
 export const RECORD_SHARDS = 16;
@@ -18,44 +18,14 @@ export function recordKey(tenantId: string, id: string): { pk: string; id: strin
   return { pk: `${tenantId}#${/^[0-9a-f]$/.test(digit) ? digit : '0'}`, id };
 }
 
-/** The item stored for a record. `metadata` is kept as its JSON text, so every JSON value round-trips. */
+/** The item stored for a record: its key, and the record with `metadata` as its JSON text. */
 export function recordToItem(record: StoredRecord): Record<string, unknown> {
-  return {
-    ...recordKey(record.tenant_id, record.id),
-    tenant_id: record.tenant_id,
-    agent_id: record.agent_id,
-    type: record.type,
-    title: record.title,
-    body: record.body,
-    client: record.client,
-    metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
-    created_at: record.created_at,
-    classification: record.classification,
-  };
+  return { ...recordKey(record.tenant_id, record.id), ...serializeRecord(record) };
 }
 
 /** Turns a stored item (as the document client returns it) back into the domain record. */
 export function recordFromItem(item: Record<string, unknown>): StoredRecord {
-  const metadata = item.metadata;
-  return {
-    id: item.id as string,
-    tenant_id: item.tenant_id as string,
-    agent_id: item.agent_id as string,
-    type: item.type as RecordType,
-    title: item.title as string,
-    body: item.body as string,
-    client: (item.client as string | null | undefined) ?? null,
-    metadata: typeof metadata === 'string' ? (JSON.parse(metadata) as Record<string, unknown>) : null,
-    created_at: item.created_at as string,
-    classification: classificationOf(item.classification),
-  };
-}
-
-/** The stored suggestion with its fields in the documented order (a DynamoDB map keeps no order). */
-function classificationOf(value: unknown): Classification | null {
-  if (value === null || value === undefined) return null;
-  const c = value as Classification;
-  return { type: c.type, confidence: c.confidence, model: c.model, classified_at: c.classified_at };
+  return deserializeRecord(item as unknown as SerializedRecord);
 }
 
 /** Turns a DynamoDB stream image (as the Lambda event carries it) into the domain record. */

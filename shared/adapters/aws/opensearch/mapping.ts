@@ -1,6 +1,6 @@
 import type { API, Client } from '@opensearch-project/opensearch';
 import { searchableText } from '../../../domain/query-parse.js';
-import type { Classification, RecordType, StoredRecord } from '../../../domain/record.js';
+import { deserializeRecord, serializeRecord, type Classification, type RecordType, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
 
 /**
  * What a record looks like in OpenSearch: the index template (settings and mapping) and the document
@@ -17,9 +17,7 @@ import type { Classification, RecordType, StoredRecord } from '../../../domain/r
 export const RECORDS_TEMPLATE_VERSION = 1;
 
 /** The exact stored record as the `record` field keeps it: `metadata` is its JSON text. */
-export interface RecordSource extends Omit<StoredRecord, 'metadata'> {
-  metadata: string | null;
-}
+export type RecordSource = SerializedRecord;
 
 /** The document indexed for a record: filter and sort fields, NFKC text, and the exact record. */
 export interface RecordDocument {
@@ -118,21 +116,10 @@ export function recordDocument(record: StoredRecord): RecordDocument {
     title: searchableText(record.title),
     body: searchableText(record.body),
     classification: record.classification,
-    record: {
-      id: record.id,
-      tenant_id: record.tenant_id,
-      agent_id: record.agent_id,
-      type: record.type,
-      title: record.title,
-      body: record.body,
-      client: record.client,
-      // As JSON text, as the DynamoDB item keeps it: any JSON object round-trips exactly, however deep
-      // (OpenSearch's parser limits nesting) and whatever its keys (the client refuses a response
-      // that has a `__proto__` key, which metadata is free to have).
-      metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
-      created_at: record.created_at,
-      classification: record.classification,
-    },
+    // As JSON text, as the DynamoDB item keeps it: any JSON object round-trips exactly, however deep
+    // (OpenSearch's parser limits nesting) and whatever its keys (the client refuses a response that has a
+    // `__proto__` key, which metadata is free to have).
+    record: serializeRecord(record),
   };
 }
 
@@ -142,16 +129,5 @@ export function recordFromSource(source: unknown): StoredRecord {
   if (record === undefined || record === null || typeof record !== 'object') {
     throw new Error('an OpenSearch hit has no record in its _source');
   }
-  return {
-    id: record.id,
-    tenant_id: record.tenant_id,
-    agent_id: record.agent_id,
-    type: record.type,
-    title: record.title,
-    body: record.body,
-    client: record.client ?? null,
-    metadata: typeof record.metadata === 'string' ? (JSON.parse(record.metadata) as Record<string, unknown>) : null,
-    created_at: record.created_at,
-    classification: record.classification ?? null,
-  };
+  return deserializeRecord(record);
 }
