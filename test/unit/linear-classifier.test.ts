@@ -1,0 +1,49 @@
+import { serialize } from '../../bench/classifier/calibrate.js';
+import { loadExamples } from '../../bench/classifier/dataset.js';
+import { trainLinear } from '../../bench/classifier/train-linear.js';
+import { features } from '../../shared/classifiers/linear/features.js';
+import { LinearClassifier, softmax } from '../../shared/classifiers/linear/model.js';
+import { RECORD_TYPES } from '../../shared/domain/record.js';
+
+const options = { minDocumentFrequency: 2, l2: 3e-5, epochs: 60, learningRate: 0.5 };
+// A small, fixed slice of the training split keeps this test fast.
+const slice = loadExamples().filter((e) => e.split === 'train').slice(0, 240);
+
+describe('the linear type classifier', () => {
+  test('features: title and body words and bigrams, kept apart, compatibility forms folded', () => {
+    const f = features({ title: 'We chose Ｐostgres', body: "We'll migrate" });
+    expect(f.get('t:we')).toBe(1);
+    expect(f.get('t:chose postgres')).toBe(1);
+    expect(f.get("b:we'll")).toBe(1);
+    expect(f.has('b:chose')).toBe(false);
+  });
+
+  test('training is deterministic, and the shipped form round-trips', () => {
+    const a = trainLinear(slice, options);
+    const b = trainLinear(slice, options);
+    expect(Buffer.from(a.weights.buffer).equals(Buffer.from(b.weights.buffer))).toBe(true);
+    const model = new LinearClassifier(serialize('linear-test', a, 0.8));
+    const again = new LinearClassifier(JSON.parse(JSON.stringify(serialize('linear-test', a, 0.8))));
+    const input = { title: 'We decided to move the nightly job to 2am', body: 'Agreed in the ops review.' };
+    expect(again.probabilities(input)).toEqual(model.probabilities(input));
+  });
+
+  test('a suggestion has one score per type summing to 1, the confidence of the best type, and the model name', async () => {
+    const model = new LinearClassifier(serialize('linear-test', trainLinear(slice, options), 1));
+    const s = await model.classify({ title: 'Still waiting on the signed contract from Acme', body: 'Follow up on Friday.' });
+    expect(Object.keys(s.scores).sort()).toEqual([...RECORD_TYPES].sort());
+    expect(Object.values(s.scores).reduce((a, b) => a + b, 0)).toBeCloseTo(1);
+    expect(s.confidence).toBe(Math.max(...Object.values(s.scores)));
+    expect(s.scores[s.type]).toBe(s.confidence);
+    expect(s.model).toBe('linear-test');
+  });
+
+  test('the temperature flattens or sharpens without changing the order', () => {
+    const logits = [2, 1, 0];
+    const cool = softmax(logits, 0.5);
+    const warm = softmax(logits, 2);
+    expect(cool[0]!).toBeGreaterThan(softmax(logits, 1)[0]!);
+    expect(warm[0]!).toBeLessThan(softmax(logits, 1)[0]!);
+    expect(warm.indexOf(Math.max(...warm))).toBe(0);
+  });
+});
