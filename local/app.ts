@@ -6,7 +6,7 @@ import { createClassifierWorker } from '../functions/classifier/handler.js';
 import { createClassifyHandler } from '../functions/classify/handler.js';
 import { createQueryHandler } from '../functions/query/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
-import { keywordBaselineClassifier } from '../shared/classifiers/keyword-baseline.js';
+import { defaultClassifier } from '../shared/classifiers/default.js';
 import { openBackend, type Backend } from './backends.js';
 import type { LocalConfig } from './config.js';
 import { createGatewayServer, type Route } from './gateway.js';
@@ -33,7 +33,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   const logger = new Logger({ serviceName: 'memory', logLevel: config.logLevel });
   const backend = await openBackend(config, logger);
   const { records, search, keys, usage, jobs } = backend;
-  const classifier = keywordBaselineClassifier;
+  const classifier = defaultClassifier;
 
   const firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
 

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { serialize } from '../../bench/classifier/calibrate.js';
+import { modelModule, trainShippedModel } from '../../bench/classifier/train.js';
 import { loadExamples } from '../../bench/classifier/dataset.js';
 import { trainLinear } from '../../bench/classifier/train-linear.js';
 import { features } from '../../shared/classifiers/linear/features.js';
@@ -45,5 +48,10 @@ describe('the linear type classifier', () => {
     expect(cool[0]!).toBeGreaterThan(softmax(logits, 1)[0]!);
     expect(warm[0]!).toBeLessThan(softmax(logits, 1)[0]!);
     expect(warm.indexOf(Math.max(...warm))).toBe(0);
+  });
+
+  test('the shipped model is what training on the training split gives today (retrain with npm run train:classifier)', () => {
+    const shipped = readFileSync(fileURLToPath(new URL('../../shared/classifiers/linear/type-model.generated.ts', import.meta.url)), 'utf8');
+    expect(modelModule(trainShippedModel()) === shipped).toBe(true);
   });
 });
