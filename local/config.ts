@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseEnv } from '../shared/env.js';
 import { loadAwsConfig, type AwsConfig } from '../shared/adapters/aws/config.js';
 import type { Limits } from '../shared/domain/tenant.js';
 
@@ -41,12 +42,7 @@ export interface LocalConfig {
 
 /** Reads and validates the configuration; throws with every problem listed. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${problems}`);
-  }
-  const c = parsed.data;
+  const c = parseEnv(configSchema, env);
   const dataDir = resolve(c.MEMORY_DATA_DIR);
   return {
     backend: c.MEMORY_BACKEND,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseEnv } from '../../env.js';
 import type { TableNames } from './dynamodb/tables.js';
 import type { GatewaySettings } from './gateway/usage-plans.js';
 
@@ -46,12 +47,7 @@ export interface AwsConfig {
 
 /** Reads and validates the AWS settings; throws with every problem listed. */
 export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
-  const parsed = awsEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${problems}`);
-  }
-  const c = parsed.data;
+  const c = parseEnv(awsEnvSchema, env);
   const { MEMORY_API_ID: apiId, MEMORY_API_STAGE: stage, MEMORY_DEFAULT_USAGE_PLAN_ID: defaultUsagePlanId } = c;
   const missing = Object.entries({ MEMORY_API_ID: apiId, MEMORY_API_STAGE: stage, MEMORY_DEFAULT_USAGE_PLAN_ID: defaultUsagePlanId })
     .filter(([, value]) => value === undefined)
