@@ -38,7 +38,7 @@ export interface Backend {
 
 /** Opens the configured backend. */
 export function openBackend(config: LocalConfig, logger: Logger): Promise<Backend> {
-  return config.backend === 'dynamodb' && config.aws ? openDynamoDbBackend(config, config.aws, logger) : Promise.resolve(openSqliteBackend(config));
+  return config.aws ? openDynamoDbBackend(config, config.aws, logger) : Promise.resolve(openSqliteBackend(config));
 }
 
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
@@ -113,7 +113,7 @@ export interface AdminStores {
 
 /** Opens the stores the admin CLI needs on the configured backend. */
 export async function openAdminStores(config: LocalConfig): Promise<AdminStores> {
-  if (config.backend === 'dynamodb' && config.aws) {
+  if (config.aws) {
     const client = dynamoDbClient(config.aws);
     if (config.aws.dynamodbEndpoint) await ensureTables(client, config.aws.tables);
     const { keys, usage } = dynamoDbAdapters(client, config.aws.tables);

@@ -25,9 +25,10 @@ const configSchema = z.object({
 });
 
 export interface LocalConfig {
-  /** `sqlite`: everything in one SQLite file. `dynamodb`: the AWS-shaped mode, see local/backends.ts. */
-  backend: 'sqlite' | 'dynamodb';
-  /** The DynamoDB settings (endpoint, region, table names), read only in the `dynamodb` backend. */
+  /**
+   * The DynamoDB settings (endpoint, region, table names) when MEMORY_BACKEND is `dynamodb`, the AWS-shaped
+   * mode of local/backends.ts; null for the default, everything in one SQLite file.
+   */
   aws: AwsConfig | null;
   port: number;
   host: string;
@@ -45,7 +46,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const c = parseEnv(configSchema, env);
   const dataDir = resolve(c.MEMORY_DATA_DIR);
   return {
-    backend: c.MEMORY_BACKEND,
     aws: c.MEMORY_BACKEND === 'dynamodb' ? loadAwsConfig(env) : null,
     port: c.PORT,
     host: c.HOST,
