@@ -8,6 +8,7 @@ import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../..
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
 import type { TableNames } from './tables.js';
 import { throttled, transactWrite } from './transact.js';
+import { countUnderQuota } from './usage-meter.js';
 
 /** The idempotency item: which record a key stored, for which request, until when. */
 interface IdempotencyItem {
@@ -39,17 +40,7 @@ export class DynamoDbRecordStore implements RecordStore {
     const claim = options.idempotency;
     const outcome = await transactWrite(this.db, {
       TransactItems: [
-        {
-          Update: {
-            TableName: this.tables.usage,
-            Key: { tenant_id: tenantId, month: options.month },
-            UpdateExpression: 'ADD #records :one',
-            // A missing counter passes only when the quota allows one record at all.
-            ConditionExpression: '(attribute_not_exists(#records) AND :zero < :quota) OR #records < :quota',
-            ExpressionAttributeNames: { '#records': 'records' },
-            ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':quota': options.recordQuota },
-          },
-        },
+        { Update: countUnderQuota(this.tables.usage, tenantId, options.month, 'records', options.recordQuota) },
         {
           Put: {
             TableName: this.tables.records,

@@ -19,6 +19,22 @@ const toUsage = (item: UsageItem): Usage => ({
 });
 
 /**
+ * The conditional ADD of one to a tenant's monthly counter, `records` or `queries`: its condition is the
+ * quota, so the check and the count are one step. A missing counter passes only when the quota allows one
+ * at all.
+ */
+export function countUnderQuota(table: string, tenantId: string, month: string, counter: 'records' | 'queries', quota: number) {
+  return {
+    TableName: table,
+    Key: { tenant_id: tenantId, month },
+    UpdateExpression: 'ADD #counter :one',
+    ConditionExpression: '(attribute_not_exists(#counter) AND :zero < :quota) OR #counter < :quota',
+    ExpressionAttributeNames: { '#counter': counter },
+    ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':quota': quota },
+  };
+}
+
+/**
  * Monthly counters on DynamoDB: one item per tenant and month, shared with the record store's writes.
  * Each count is a conditional ADD whose condition is the quota.
  */
@@ -36,16 +52,7 @@ export class DynamoDbUsageMeter implements UsageMeter {
   async countQuery(tenantId: string, month: string, queryQuota: number): Promise<boolean> {
     const outcome = await transactWrite(this.db, {
       TransactItems: [
-        {
-          Update: {
-            TableName: this.table,
-            Key: { tenant_id: tenantId, month },
-            UpdateExpression: 'ADD #queries :one',
-            ConditionExpression: '(attribute_not_exists(#queries) AND :zero < :quota) OR #queries < :quota',
-            ExpressionAttributeNames: { '#queries': 'queries' },
-            ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':quota': queryQuota },
-          },
-        },
+        { Update: countUnderQuota(this.table, tenantId, month, 'queries', queryQuota) },
       ],
     });
     if (outcome.committed) return true;
