@@ -24,17 +24,16 @@ export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyR
   return {
     before: async (request) => {
       const event = request.event;
-      const bytes = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body)) : 0;
-      if (bytes > LIMITS.requestBytes) {
+      const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : (event.body ?? '');
+      if (Buffer.byteLength(raw) > LIMITS.requestBytes) {
         throw new AppError('payload_too_large', `The request body is larger than ${LIMITS.requestBytes} bytes`);
       }
       if (!isJson(headerValue(event.headers, 'content-type'))) {
         throw new AppError('unsupported_media_type', 'Content-Type must be application/json');
       }
-      const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       let parsed: unknown;
       try {
-        parsed = JSON.parse(raw ?? '');
+        parsed = JSON.parse(raw);
       } catch {
         throw new AppError('invalid_json', 'The request body is not valid JSON');
       }
