@@ -24,25 +24,18 @@ export interface OpenSearchSearchRequest {
  */
 export function buildSearchRequest(tenantId: string, query: SearchQuery): OpenSearchSearchRequest | null {
   const filter = filters(tenantId, query);
+  const page = { size: query.limit, track_total_hits: false, _source: SOURCE };
   if (query.text === null) {
     return {
       routing: tenantId,
-      body: {
-        size: query.limit,
-        track_total_hits: false,
-        _source: SOURCE,
-        query: { bool: { filter } },
-        sort: [{ created_at: 'desc' }, { id: 'desc' }],
-      },
+      body: { ...page, query: { bool: { filter } }, sort: [{ created_at: 'desc' }, { id: 'desc' }] },
     };
   }
   if (isEmptyQuery(query.text)) return null;
   return {
     routing: tenantId,
     body: {
-      size: query.limit,
-      track_total_hits: false,
-      _source: SOURCE,
+      ...page,
       query: { bool: { filter, should: textClauses(query.text.terms, query.text.phrases), minimum_should_match: 1 } },
       // Equal scores are common (the same words in short records), so ties fall back to newest first.
       sort: [{ _score: 'desc' }, { created_at: 'desc' }, { id: 'desc' }],
