@@ -3,11 +3,8 @@
  * a fresh data directory. Not the benchmark (that is `npm run bench`, still to come); just figures to
  * quote: `npm run --silent bench:quick-look [-- --records N --concurrency C --searches S]`.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { percentile, startBenchServer } from './support/server.js';
 
 const { values } = parseArgs({
   options: { records: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' }, searches: { type: 'string', default: '2000' } },
@@ -17,32 +14,15 @@ const CONCURRENCY = Number(values.concurrency);
 const SEARCHES = Number(values.searches);
 const WORDS = 'deploy database latency cache user prefers dark mode invoice report meeting budget review release incident backup token schema queue metric alert customer contract migration index search memory agent'.split(' ');
 
-const dataDir = mkdtempSync(join(tmpdir(), 'memory-quick-look-'));
-const server = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
-  env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 let seed = 42;
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
 const sentence = (n: number) => Array.from({ length: n }, pick).join(' ');
 
+const server = await startBenchServer();
+
 async function main(): Promise<void> {
-  let out = '';
-  const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-    server.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const key = /(mem_[A-Za-z0-9_-]+)/.exec(out)?.[1];
-      if (url && key) resolve({ url, key });
-    });
-    server.once('exit', () => reject(new Error('server exited')));
-  });
+  const { url, key } = server;
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 
   process.stderr.write(`writing ${RECORDS} records at concurrency ${CONCURRENCY}...\n`);
@@ -96,7 +76,4 @@ main()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => {
-    server.kill('SIGTERM');
-    server.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  });
+  .finally(() => server.stop());
