@@ -8,26 +8,41 @@ export function serialize(name: string, trained: Trained, temperature: number): 
   return {
     name,
     types: RECORD_TYPES,
+    features: trained.features,
     vocabulary: trained.vocabulary.join('\n'),
     weights: Buffer.from(trained.weights.buffer, trained.weights.byteOffset, trained.weights.byteLength).toString('base64'),
     temperature,
   };
 }
 
+/** One held-out prediction of cross-validation: the raw scores and the index of the true type. */
+export interface HeldOut {
+  logits: number[];
+  label: number;
+}
+
 /**
- * The temperature that makes held-out confidences honest: k-fold cross-validation over the training
- * examples gives each one a prediction from a model that never saw it, and the temperature minimizing the
- * negative log-likelihood of those predictions is chosen by golden-section search. The test split is
- * never touched.
+ * k-fold cross-validation over training examples: each one gets a prediction from a model that never saw
+ * it. Folds are fixed by position, so the same examples and options always give the same predictions.
  */
-export function fitTemperature(examples: Example[], options: TrainOptions, folds = 5): number {
-  const heldOut: { logits: number[]; label: number }[] = [];
+export function crossValidate(examples: Example[], options: TrainOptions, folds = 5): HeldOut[] {
+  const heldOut: HeldOut[] = [];
   for (let f = 0; f < folds; f++) {
     const train = examples.filter((_, i) => i % folds !== f);
     const test = examples.filter((_, i) => i % folds === f);
     const model = new LinearClassifier(serialize('cv', trainLinear(train, options), 1));
     for (const e of test) heldOut.push({ logits: model.logits(e), label: RECORD_TYPES.indexOf(e.type) });
   }
+  return heldOut;
+}
+
+/**
+ * The temperature that makes held-out confidences honest: the one minimizing the negative log-likelihood
+ * of the cross-validated predictions over the training examples, found by golden-section search. The test
+ * split is never touched.
+ */
+export function fitTemperature(examples: Example[], options: TrainOptions): number {
+  const heldOut = crossValidate(examples, options);
   const nll = (t: number) => -heldOut.reduce((sum, h) => sum + Math.log(Math.max(1e-12, softmax(h.logits, t)[h.label]!)), 0);
   let [lo, hi] = [0.05, 5];
   const phi = (Math.sqrt(5) - 1) / 2;

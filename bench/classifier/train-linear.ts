@@ -1,8 +1,10 @@
 import { RECORD_TYPES } from '../../shared/domain/record.js';
-import { features, vectorize } from '../../shared/classifiers/linear/features.js';
+import { FEATURE_GROUPS, features, vectorize, type FeatureGroup } from '../../shared/classifiers/linear/features.js';
 import type { Example } from './dataset.js';
 
 export interface TrainOptions {
+  /** The groups of features to learn from. */
+  features: readonly FeatureGroup[];
   /** Features seen in fewer training examples than this are left out. */
   minDocumentFrequency: number;
   /** L2 penalty on the weights (not the biases). */
@@ -12,10 +14,11 @@ export interface TrainOptions {
 }
 
 /** Chosen by 5-fold cross-validation on the training split only (docs/classifier.md); the test split is never used to tune. */
-export const DEFAULT_TRAINING: TrainOptions = { minDocumentFrequency: 2, l2: 3e-5, epochs: 300, learningRate: 0.5 };
+export const DEFAULT_TRAINING: TrainOptions = { features: FEATURE_GROUPS, minDocumentFrequency: 2, l2: 3e-5, epochs: 300, learningRate: 0.5 };
 
 /** A trained, uncalibrated model: vocabulary and weights (types × features, then one bias per type). */
 export interface Trained {
+  features: readonly FeatureGroup[];
   vocabulary: string[];
   weights: Float32Array;
 }
@@ -26,7 +29,7 @@ export interface Trained {
  */
 export function trainLinear(examples: Example[], options: TrainOptions = DEFAULT_TRAINING): Trained {
   const docFreq = new Map<string, number>();
-  const featureCounts = examples.map((e) => features(e));
+  const featureCounts = examples.map((e) => features(e, options.features));
   for (const counts of featureCounts) for (const f of counts.keys()) docFreq.set(f, (docFreq.get(f) ?? 0) + 1);
   const vocabulary = [...docFreq].filter(([, n]) => n >= options.minDocumentFrequency).map(([f]) => f).sort();
   const index = new Map(vocabulary.map((f, i) => [f, i]));
@@ -70,5 +73,5 @@ export function trainLinear(examples: Example[], options: TrainOptions = DEFAULT
       w[p]! -= (options.learningRate * 0.1 * mHat) / (Math.sqrt(vHat) + eps);
     }
   }
-  return { vocabulary, weights: Float32Array.from(w) };
+  return { features: options.features, vocabulary, weights: Float32Array.from(w) };
 }

@@ -3,22 +3,39 @@ import { fileURLToPath } from 'node:url';
 import { serialize } from '../../bench/classifier/calibrate.js';
 import { modelModule, trainShippedModel } from '../../bench/classifier/train.js';
 import { loadExamples } from '../../bench/classifier/dataset.js';
-import { trainLinear } from '../../bench/classifier/train-linear.js';
+import { DEFAULT_TRAINING, trainLinear } from '../../bench/classifier/train-linear.js';
 import { features } from '../../shared/classifiers/linear/features.js';
 import { LinearClassifier, softmax } from '../../shared/classifiers/linear/model.js';
 import { RECORD_TYPES } from '../../shared/domain/record.js';
 
-const options = { minDocumentFrequency: 2, l2: 3e-5, epochs: 60, learningRate: 0.5 };
+const options = { ...DEFAULT_TRAINING, epochs: 60 };
 // A small, fixed slice of the training split keeps this test fast.
 const slice = loadExamples().filter((e) => e.split === 'train').slice(0, 240);
 
 describe('the linear type classifier', () => {
   test('features: title and body words and bigrams, kept apart, compatibility forms folded', () => {
-    const f = features({ title: 'We chose Ｐostgres', body: "We'll migrate" });
+    const f = features({ title: 'We chose Ｐostgres', body: "We'll migrate" }, ['words']);
     expect(f.get('t:we')).toBe(1);
     expect(f.get('t:chose postgres')).toBe(1);
     expect(f.get("b:we'll")).toBe(1);
     expect(f.has('b:chose')).toBe(false);
+    expect(f.get('we')).toBe(1); // the shared space counts both fields…
+    expect(f.has("postgres we'll")).toBe(false); // …but no bigram spans the end of the title and the start of the body
+    expect([...f.keys()].every((k) => !k.startsWith('#'))).toBe(true); // only the groups asked for
+  });
+
+  test('features: punctuation, value shapes and length buckets', () => {
+    const f = features({ title: 'Where is PO 7781?', body: 'Q: where is it?\nA: shipped on 3 May at 08:10 for $40, see JIRA-12.' });
+    expect(f.get('t#?')).toBe(1);
+    expect(f.get('b#?')).toBe(1);
+    expect(f.get('#?')).toBe(2);
+    expect(f.get('b#:')).toBe(3);
+    expect(f.get('t#digit')).toBe(1);
+    for (const shape of ['#money', '#clock', '#date', '#ticket', '#ed']) expect(f.get(shape)).toBe(1);
+    expect(f.has('#url')).toBe(false);
+    expect(f.get('#tlen0')).toBe(1); // four words
+    expect(f.get('#blen1')).toBe(1); // seventeen words: 16 to 30
+    expect(f.get('#sent2')).toBe(1);
   });
 
   test('training is deterministic, and the shipped form round-trips', () => {

@@ -1,6 +1,6 @@
 import { RECORD_TYPES, type RecordType } from '../../domain/record.js';
 import type { Classifier, Suggestion } from '../../ports.js';
-import { features, vectorize } from './features.js';
+import { features, vectorize, type FeatureGroup } from './features.js';
 
 /**
  * A trained linear model as it ships: the vocabulary, one weight per (type, feature) plus a bias per type,
@@ -10,6 +10,8 @@ import { features, vectorize } from './features.js';
 export interface SerializedLinearModel {
   name: string;
   types: readonly RecordType[];
+  /** The groups of features the model was trained on (features.ts describes each). */
+  features: readonly FeatureGroup[];
   /** The features, joined by "\n"; a feature's position is its column. */
   vocabulary: string;
   /** types.length × vocabulary size weights, row by type, then types.length biases. */
@@ -18,7 +20,7 @@ export interface SerializedLinearModel {
   temperature: number;
 }
 
-/** A multinomial logistic regression over word and bigram features, calibrated by temperature. */
+/** A multinomial logistic regression over word, bigram and shape features, calibrated by temperature. */
 export class LinearClassifier implements Classifier {
   private readonly vocabulary: Map<string, number>;
   private readonly weights: Float32Array;
@@ -35,7 +37,7 @@ export class LinearClassifier implements Classifier {
 
   /** The raw score of each type (before the temperature), in the model's type order. */
   logits(input: { title: string; body: string }): number[] {
-    const { index, value } = vectorize(features(input), this.vocabulary);
+    const { index, value } = vectorize(features(input, this.model.features), this.vocabulary);
     const size = this.vocabulary.size;
     const biasAt = this.types.length * size;
     return this.types.map((_, k) => {
