@@ -3,6 +3,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
+import { useBedrockClassifier } from './bedrock-classifier.js';
 import { MemoryApi } from './constructs/api.js';
 import { MemoryData } from './constructs/data.js';
 import { FUNCTION_SIZING, MemoryFunction } from './constructs/functions.js';
@@ -83,6 +84,10 @@ export class MemoryServiceStack extends Stack {
     fn.classifier.addEventSource(
       new SqsEventSource(data.classificationQueue, { batchSize: 10, reportBatchItemFailures: true }),
     );
+    // `-c bedrockModelId=…` has the worker (only it: `POST /v1/classify` stays in process) ask that model
+    // on Bedrock, with the linear model as its fallback (docs/deploy.md).
+    const bedrockModelId: unknown = this.node.tryGetContext('bedrockModelId');
+    if (typeof bedrockModelId === 'string' && bedrockModelId !== '') useBedrockClassifier(fn.classifier, bedrockModelId);
 
     const api = new MemoryApi(this, 'Api', { stage, functions: fn });
     Validations.of(api.api.deploymentStage).acknowledge({

@@ -49,4 +49,18 @@ describe('Lambda bundles', () => {
       }),
     ).toThrow(/OPENSEARCH_ENDPOINT is required/);
   });
+
+  test('the classifier entry loads with the Bedrock settings the stack sets, and refuses half of them at cold start', async () => {
+    const outfile = join(dir, 'classifier-bedrock', 'index.mjs');
+    await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/classifier/index.ts'], outfile });
+    const load = (extra: Record<string, string>) =>
+      execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(outfile)}); console.log(typeof m.handler);`], {
+        env: { PATH: process.env.PATH, ...LAMBDA_ENV, ...extra },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+    const bedrock = { MEMORY_CLASSIFIER: 'bedrock', BEDROCK_MODEL_ID: 'us.anthropic.claude-3-haiku-20240307-v1:0', BEDROCK_TIMEOUT_MS: '3000' };
+    expect(load(bedrock).trim()).toBe('function');
+    expect(() => load({ MEMORY_CLASSIFIER: 'bedrock' })).toThrow(/MEMORY_CLASSIFIER=bedrock needs BEDROCK_MODEL_ID/);
+  });
 });

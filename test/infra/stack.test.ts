@@ -1,8 +1,10 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { parseBedrockModelId } from '../../infra/bedrock-classifier.js';
 import { LAMBDA_FUNCTIONS } from '../../infra/lambda-bundling.js';
 import { MemoryServiceStack } from '../../infra/memory-service-stack.js';
+import { loadAwsConfig } from '../../shared/adapters/aws/config.js';
 
 /**
  * The whole stack, synthesized as `cdk synth` does but without bundling (the bundles have their own test),
@@ -15,6 +17,34 @@ function synth(stage: 'dev' | 'prod', context: Record<string, string> = {}): { t
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
   return { template: Template.fromStack(stack), stack };
+}
+
+/** The properties of the one service function whose logical id starts with `name` (e.g. `classifier`, not `classify`). */
+function functionProps(template: Template, name: string): Record<string, any> {
+  const found = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => new RegExp(`^${name}[0-9A-F]{8}$`).test(id));
+  expect(found).toHaveLength(1);
+  return found[0]![1].Properties;
+}
+
+/** An ARN as the template writes it (`Fn::Join` of strings and `Ref`s), as one string with `<Ref>` for each reference. */
+function arnText(value: unknown): unknown {
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (!join) return value;
+  return join[1].map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join(join[0]);
+}
+
+/** The template's statements that grant a Bedrock action, with their ARNs as text, and the policy each is in. */
+function bedrockStatements(template: Template): { policy: string; Action: unknown; Resource: unknown; Condition?: unknown }[] {
+  return Object.entries(template.findResources('AWS::IAM::Policy')).flatMap(([policy, p]) =>
+    (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> }[] } } }).Properties.PolicyDocument.Statement
+      .filter((st) => ([] as string[]).concat(st.Action).some((a) => a.startsWith('bedrock:')))
+      .map((st) => ({
+        policy,
+        Action: st.Action,
+        Resource: ([] as unknown[]).concat(st.Resource).map(arnText),
+        ...(st.Condition ? { Condition: JSON.parse(JSON.stringify(st.Condition, (_k, v: unknown) => arnText(v))) as unknown } : {}),
+      })),
+  );
 }
 
 /** Every IAM policy statement in the template. */
@@ -176,5 +206,74 @@ describe('the stack (prod)', () => {
         DedicatedMasterCount: 3,
       }),
     });
+  });
+});
+
+describe('the Bedrock classifier (-c bedrockModelId)', () => {
+  const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
+  const BEDROCK_SETTINGS = ['MEMORY_CLASSIFIER', 'BEDROCK_MODEL_ID', 'BEDROCK_TIMEOUT_MS'];
+
+  test('without it: no Bedrock permission anywhere, and no function has the settings', () => {
+    const { template } = synth('dev');
+    expect(bedrockStatements(template)).toEqual([]);
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      for (const name of BEDROCK_SETTINGS) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty(name);
+    }
+  });
+
+  test('a foundation model id: the worker alone gets the settings and InvokeModel on exactly that model in the stack region', () => {
+    const { template } = synth('dev', { bedrockModelId: HAIKU });
+    const worker = functionProps(template, 'classifier');
+    const variables = worker.Environment.Variables;
+    expect(variables).toMatchObject({ MEMORY_CLASSIFIER: 'bedrock', BEDROCK_MODEL_ID: HAIKU, BEDROCK_TIMEOUT_MS: '3000' });
+    for (const name of ['classify', 'record', 'query', 'authorizer', 'indexer']) {
+      for (const setting of BEDROCK_SETTINGS) expect(functionProps(template, name).Environment.Variables).not.toHaveProperty(setting);
+    }
+    // The worker's own configuration accepts what the stack sets.
+    expect(loadAwsConfig(Object.fromEntries(BEDROCK_SETTINGS.map((k) => [k, variables[k]]))).bedrock).toEqual({ modelId: HAIKU, timeoutMs: 3000 });
+
+    const statements = bedrockStatements(template);
+    expect(statements).toEqual([
+      {
+        policy: expect.stringMatching(/^classifierServiceRoleDefaultPolicy/),
+        Action: 'bedrock:InvokeModel',
+        Resource: [`arn:<AWS::Partition>:bedrock:eu-west-1::foundation-model/${HAIKU}`],
+      },
+    ]);
+  });
+
+  test('a cross-region inference profile: the profile, and its model in any region but only through the profile', () => {
+    const { template } = synth('prod', { bedrockModelId: `us.${HAIKU}` });
+    expect(functionProps(template, 'classifier').Environment.Variables).toMatchObject({ MEMORY_CLASSIFIER: 'bedrock', BEDROCK_MODEL_ID: `us.${HAIKU}` });
+    const profileArn = `arn:<AWS::Partition>:bedrock:eu-west-1:123456789012:inference-profile/us.${HAIKU}`;
+    const statements = bedrockStatements(template);
+    expect(statements).toEqual([
+      { policy: expect.stringMatching(/^classifierServiceRoleDefaultPolicy/), Action: 'bedrock:InvokeModel', Resource: [profileArn] },
+      {
+        policy: expect.stringMatching(/^classifierServiceRoleDefaultPolicy/),
+        Action: 'bedrock:InvokeModel',
+        Resource: [`arn:<AWS::Partition>:bedrock:*::foundation-model/${HAIKU}`],
+        Condition: { StringEquals: { 'bedrock:InferenceProfileArn': profileArn } },
+      },
+    ]);
+  });
+
+  test('the Bedrock deadline fits the worker: a third of its Lambda timeout at most, and the queue visibility is unchanged', () => {
+    const { template } = synth('dev', { bedrockModelId: HAIKU });
+    const worker = functionProps(template, 'classifier');
+    expect(worker.Timeout).toBe(30);
+    expect(Number(worker.Environment.Variables.BEDROCK_TIMEOUT_MS)).toBeLessThanOrEqual((worker.Timeout * 1000) / 3);
+    template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 180, RedrivePolicy: Match.anyValue() });
+  });
+
+  test('model ids: a geography prefix makes a cross-region profile; an ARN or a bare name is refused with what to give', () => {
+    expect(parseBedrockModelId(HAIKU)).toEqual({ id: HAIKU, foundationModelId: HAIKU, crossRegion: false });
+    expect(parseBedrockModelId(`eu.${HAIKU}`)).toEqual({ id: `eu.${HAIKU}`, foundationModelId: HAIKU, crossRegion: true });
+    expect(parseBedrockModelId(`global.${HAIKU}`)).toMatchObject({ foundationModelId: HAIKU, crossRegion: true });
+    expect(parseBedrockModelId('amazon.nova-micro-v1:0')).toMatchObject({ crossRegion: false });
+    for (const bad of [`arn:aws:bedrock:eu-west-1::foundation-model/${HAIKU}`, 'haiku', 'anthropic claude']) {
+      expect(() => parseBedrockModelId(bad)).toThrow(/is not a Bedrock model id: give a foundation model id .* or a cross-region inference profile id/);
+    }
+    expect(() => synth('dev', { bedrockModelId: 'haiku' })).toThrow(/bedrockModelId "haiku" is not a Bedrock model id/);
   });
 });

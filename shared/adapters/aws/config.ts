@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseEnv } from '../../env.js';
+import type { BedrockSettings } from './bedrock/classifier.js';
 import type { TableNames } from './dynamodb/tables.js';
 import type { GatewaySettings } from './gateway/usage-plans.js';
 
@@ -29,6 +30,15 @@ export const awsEnvSchema = z.object({
   MEMORY_API_ID: z.string().min(1).optional(),
   MEMORY_API_STAGE: z.string().min(1).optional(),
   MEMORY_DEFAULT_USAGE_PLAN_ID: z.string().min(1).optional(),
+  /**
+   * The classifier of the classification worker: the in-process linear model, or a model on Amazon Bedrock
+   * with the linear model as its fallback. `POST /v1/classify` and the local runtime always use the linear model.
+   */
+  MEMORY_CLASSIFIER: z.enum(['linear', 'bedrock']).default('linear'),
+  /** The Bedrock model or cross-region inference profile id; set with MEMORY_CLASSIFIER=bedrock, and only then. */
+  BEDROCK_MODEL_ID: z.string().regex(/^\S+$/, 'a model id has no spaces').optional(),
+  /** How long the worker waits for Bedrock per record; well inside the worker's 30 s Lambda timeout. */
+  BEDROCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3_000),
   POWERTOOLS_SERVICE_NAME: z.string().min(1).default('memory'),
   POWERTOOLS_METRICS_NAMESPACE: z.string().min(1).default('AgentMemory'),
 });
@@ -41,6 +51,8 @@ export interface AwsConfig {
   classificationQueueUrl: string | undefined;
   /** The API Gateway side of key issuance; null unless all three MEMORY_API_* settings are given. */
   gateway: GatewaySettings | null;
+  /** The classification worker's Bedrock model; null for the linear model (MEMORY_CLASSIFIER=linear). */
+  bedrock: BedrockSettings | null;
   serviceName: string;
   metricsNamespace: string;
 }
@@ -59,6 +71,16 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
         'MEMORY_DEFAULT_USAGE_PLAN_ID are set together (the stack outputs them) or not at all',
     );
   }
+  // A model id without the switch, or the switch without a model id, is a mistake either way: say so.
+  if (c.MEMORY_CLASSIFIER === 'bedrock' && c.BEDROCK_MODEL_ID === undefined) {
+    throw new Error('invalid configuration: MEMORY_CLASSIFIER=bedrock needs BEDROCK_MODEL_ID, the model or inference profile to call');
+  }
+  if (c.MEMORY_CLASSIFIER !== 'bedrock' && c.BEDROCK_MODEL_ID !== undefined) {
+    throw new Error(
+      `invalid configuration: BEDROCK_MODEL_ID is set but MEMORY_CLASSIFIER is ${c.MEMORY_CLASSIFIER}; ` +
+        'set MEMORY_CLASSIFIER=bedrock to use the model, or unset BEDROCK_MODEL_ID',
+    );
+  }
   return {
     region: c.AWS_REGION,
     dynamodbEndpoint: c.DYNAMODB_ENDPOINT,
@@ -71,6 +93,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
     opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX },
     classificationQueueUrl: c.CLASSIFICATION_QUEUE_URL,
     gateway: apiId && stage && defaultUsagePlanId ? { apiId, stage, defaultUsagePlanId } : null,
+    bedrock: c.BEDROCK_MODEL_ID !== undefined ? { modelId: c.BEDROCK_MODEL_ID, timeoutMs: c.BEDROCK_TIMEOUT_MS } : null,
     serviceName: c.POWERTOOLS_SERVICE_NAME,
     metricsNamespace: c.POWERTOOLS_METRICS_NAMESPACE,
   };
