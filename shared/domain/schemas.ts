@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { codePoints, LIMITS, RECORD_TYPES, utf8Bytes } from './record.js';
 import { parseSince } from './since.js';
 
 /**
- * The zod schemas of the API: the single source of validation. Each refinement that maps to a specific
- * error code carries it in `params.code`; validation.ts turns zod issues into AppErrors with those codes.
+ * The zod schemas of the API: the single source of validation, and of everything derived from the API:
+ * the OpenAPI document (docs/openapi.json), the SDK's types and the MCP tools' input schemas. Each
+ * refinement that maps to a specific error code carries it in `params.code`; validation.ts turns zod
+ * issues into AppErrors with those codes. Limits that a refinement checks are repeated in `meta` (as
+ * JSON Schema keywords) so that the derived schemas state them too; descriptions are written for both a
+ * developer and a model choosing what to send.
  */
 
 const nonBlank = (s: string) => s.trim() !== '';
@@ -14,7 +19,8 @@ const requiredText = (maxChars: number) =>
   z
     .string()
     .refine(nonBlank, { message: 'must not be blank', abort: true })
-    .refine((s) => codePoints(s) <= maxChars, { message: `must be at most ${maxChars} characters` });
+    .refine((s) => codePoints(s) <= maxChars, { message: `must be at most ${maxChars} characters` })
+    .meta({ minLength: 1, maxLength: maxChars, pattern: '\\S' });
 
 const bodyText = z
   .string()
@@ -22,12 +28,14 @@ const bodyText = z
   .refine((s) => utf8Bytes(s) <= LIMITS.bodyBytes, {
     params: { code: 'body_too_large' },
     message: `must be at most ${LIMITS.bodyBytes} bytes in UTF-8`,
-  });
+  })
+  .meta({ minLength: 1, pattern: '\\S' });
 
 const optionalTag = (maxChars: number) =>
   z
     .string()
     .refine((s) => codePoints(s) <= maxChars, { message: `must be at most ${maxChars} characters` })
+    .meta({ maxLength: maxChars })
     .nullish();
 
 /** A JSON object (not an array, not a scalar) of at most 16 KiB once serialized. */
@@ -38,37 +46,62 @@ const metadata = z
   })
   .nullish();
 
-export const recordTypeSchema = z.enum(RECORD_TYPES);
+/** What each type is for, in the words a model reads when it picks one. */
+export const RECORD_TYPE_DESCRIPTIONS = {
+  fact: 'what is true about the user, their setup or their world: preferences and context ("The user prefers dark mode")',
+  decision: 'a choice that was made, ideally with its reason ("We chose PostgreSQL over MongoDB for billing")',
+  exchange: 'a conversation turn: what was asked or said, and what was answered',
+  deliverable: 'something produced and handed over: a report, a draft, code, a plan',
+  open_item: 'a follow-up still to do: pending, blocked or promised ("Send Acme the revised quote by Friday")',
+  signal: 'a behavioural indicator: a pattern in what someone does or feels, and what it may mean',
+} as const satisfies Record<(typeof RECORD_TYPES)[number], string>;
+
+const TYPE_LIST = RECORD_TYPES.map((t) => `${t}: ${RECORD_TYPE_DESCRIPTIONS[t]}`).join('; ');
+
+export const recordTypeSchema = z.enum(RECORD_TYPES).meta({ description: `The kind of record. ${TYPE_LIST}.` });
+
+const titleDescription =
+  'A short statement of what the record says, in plain English, with the words someone would search for. ' +
+  'The title is the main search signal: a match in the title weighs four times a match in the body.';
 
 /** Body of `POST /api/v1/record`. Unknown fields are rejected, so a misspelt field is never dropped. */
-export const recordInputSchema = z.strictObject({
-  agent_id: requiredText(LIMITS.agentIdChars),
-  type: recordTypeSchema,
-  title: requiredText(LIMITS.titleChars),
-  body: bodyText,
-  client: optionalTag(LIMITS.clientChars),
-  metadata,
-});
+export const recordInputSchema = z
+  .strictObject({
+    agent_id: requiredText(LIMITS.agentIdChars).meta({ description: 'Which agent writes the record (e.g. "support-bot"); searches can filter on it.' }),
+    type: recordTypeSchema,
+    title: requiredText(LIMITS.titleChars).meta({ description: `${titleDescription} At most ${LIMITS.titleChars} characters.` }),
+    body: bodyText.meta({ description: `The details: context, reasons, names, numbers. Searched too. At most ${LIMITS.bodyBytes} bytes in UTF-8.` }),
+    client: optionalTag(LIMITS.clientChars).meta({ description: 'Optional: the customer, project or user the record is about; searches can filter on it.' }),
+    metadata: metadata.meta({ description: `Optional JSON object kept with the record and returned with it, never searched. At most ${LIMITS.metadataBytes} bytes once serialized.` }),
+  })
+  .meta({ id: 'RecordInput', description: 'A record to store.' });
 
 /** Body of `POST /v1/classify`: a title and a body, with the same limits as on write. */
-export const classifyInputSchema = z.strictObject({
-  title: requiredText(LIMITS.titleChars),
-  body: bodyText,
-});
+export const classifyInputSchema = z
+  .strictObject({
+    title: requiredText(LIMITS.titleChars).meta({ description: `The title of the record to be. At most ${LIMITS.titleChars} characters.` }),
+    body: bodyText.meta({ description: `Its body. At most ${LIMITS.bodyBytes} bytes in UTF-8.` }),
+  })
+  .meta({ id: 'ClassifyInput', description: 'A title and a body to suggest a type for.' });
 
 /** Query string of `GET /api/v1/query`. Parameters the interface does not name are ignored. */
 export const searchParamsSchema = z.object({
-  q: z.string().optional(),
-  agent_id: optionalTag(LIMITS.agentIdChars),
-  type: recordTypeSchema.optional(),
-  client: optionalTag(LIMITS.clientChars),
+  q: z.string().optional().meta({
+    description:
+      'Free text in English, never a query language. Records matching any word or "quoted phrase" are returned, best first; ' +
+      'titles weigh four times bodies. Absent or blank: the newest records first.',
+  }),
+  agent_id: optionalTag(LIMITS.agentIdChars).meta({ description: 'Only records written by this agent (exact match).' }),
+  type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
+  client: optionalTag(LIMITS.clientChars).meta({ description: 'Only records about this client (exact match).' }),
   limit: z
     .string()
     .regex(/^\d{1,3}$/)
     .transform(Number)
     .pipe(z.number().int().min(1).max(LIMITS.searchLimitMax))
     .optional()
-    .transform((n) => n ?? LIMITS.searchLimitDefault),
+    .transform((n) => n ?? LIMITS.searchLimitDefault)
+    .meta({ description: `How many records to return, ${1} to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
   since: z
     .string()
     .transform((s, ctx) => {
@@ -79,8 +112,95 @@ export const searchParamsSchema = z.object({
       }
       return iso;
     })
-    .optional(),
+    .optional()
+    .meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
 });
 
+/**
+ * A search as typed values rather than a query string, for the SDK and the MCP tool: the same fields, limits
+ * and descriptions, with `limit` a number. It is sent as the query string `searchParamsSchema` reads.
+ */
+export const recallQuerySchema = z
+  .strictObject({
+    q: searchParamsSchema.shape.q,
+    agent_id: searchParamsSchema.shape.agent_id,
+    type: searchParamsSchema.shape.type,
+    client: searchParamsSchema.shape.client,
+    since: z.string().optional().meta({ description: searchParamsSchema.shape.since.description }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.searchLimitMax)
+      .optional()
+      .meta({ description: searchParamsSchema.shape.limit.description }),
+  })
+  .meta({ id: 'RecallQuery', description: 'A search: free text and filters, all optional.' });
+
 export type SearchParams = z.output<typeof searchParamsSchema>;
+export type RecallQuery = z.input<typeof recallQuerySchema>;
 export type ClassifyInput = z.output<typeof classifyInputSchema>;
+
+// Responses. The handlers build these shapes; the end-to-end tests parse real answers with these schemas
+// (strictly), so the schemas, and everything derived from them, cannot drift from what the service sends.
+
+const timestamp = z.iso.datetime({ offset: false, precision: 3 }).meta({ description: 'ISO 8601, UTC, milliseconds.' });
+const score = z.number().min(0).max(1);
+
+/** The answer of a write (201). */
+export const recordReceiptSchema = z
+  .strictObject({
+    id: z.string().meta({ description: 'The record id: a UUIDv7 from the same millisecond as created_at.' }),
+    created_at: timestamp,
+    tenant_id: z.string().meta({ description: 'The tenant the API key belongs to.' }),
+  })
+  .meta({ id: 'RecordReceipt', description: 'The stored record\'s id and creation time.' });
+
+/** The type suggested for a stored record by the background worker. */
+export const classificationSchema = z
+  .strictObject({
+    type: z.enum(RECORD_TYPES),
+    confidence: score.meta({ description: 'Calibrated: suggestions at about 0.9 are right about 90 % of the time.' }),
+    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v2".' }),
+    classified_at: timestamp,
+  })
+  .meta({ id: 'Classification', description: 'A suggested type; the record\'s own type never changes.' });
+
+/** One search result. */
+export const searchHitSchema = z
+  .strictObject({
+    id: z.string(),
+    agent_id: z.string(),
+    type: z.enum(RECORD_TYPES),
+    title: z.string(),
+    body: z.string(),
+    client: z.string().nullable(),
+    created_at: timestamp,
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    rank: score.meta({ description: 'Relevance in 0..1, best first; 0 when there is no q.' }),
+    classification: classificationSchema.nullable().meta({ description: 'null until the background worker has run.' }),
+  })
+  .meta({ id: 'SearchHit', description: 'A stored record and its relevance.' });
+
+/** The answer of a search (200): the hits, best first. */
+export const searchResultsSchema = z.array(searchHitSchema).meta({ id: 'SearchResults' });
+
+/** The answer of `POST /v1/classify` (200). */
+export const suggestionSchema = z
+  .strictObject({
+    type: z.enum(RECORD_TYPES),
+    confidence: score.meta({ description: 'The score of the suggested type. Calibrated; below about 0.5 the model does not know.' }),
+    scores: z.strictObject(Object.fromEntries(RECORD_TYPES.map((t) => [t, score])) as Record<(typeof RECORD_TYPES)[number], typeof score>),
+    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v2".' }),
+  })
+  .meta({ id: 'Suggestion', description: 'A suggested type, with a score per type in 0..1 that sum to 1.' });
+
+/** Every error answer: `{"error": <code>, "message": …}`, plus `retry_after` on 429 and `request_id` on 500. */
+export const errorBodySchema = z
+  .strictObject({
+    error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    retry_after: z.number().int().min(1).optional().meta({ description: 'On 429: seconds to wait before retrying (also in Retry-After).' }),
+    request_id: z.string().optional().meta({ description: 'On 500: quote it when you report the problem.' }),
+  })
+  .meta({ id: 'Error', description: 'An error; the code is one of a closed list (docs/api.md).' });
