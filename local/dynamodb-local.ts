@@ -1,7 +1,9 @@
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
@@ -44,11 +46,14 @@ export async function startDynamoDbLocal(options: { port?: number; timeoutMs?: n
   if (unavailable) throw new Error(unavailable);
   const port = options.port ?? (await freePort());
   const dir = emulatorDir();
+  // The emulator writes a metadata file into its working directory, even in memory: give it its own.
+  const workDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
   const child: ChildProcess = spawn(
     'java',
     ['-Xmx512m', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-inMemory', '-sharedDb', '-port', String(port)],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], cwd: workDir },
   );
+  child.once('exit', () => rmSync(workDir, { recursive: true, force: true }));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
