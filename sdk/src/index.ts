@@ -1,0 +1,211 @@
+/**
+ * The TypeScript client of the agent memory service. It has no dependencies: it uses `fetch`, `AbortSignal`
+ * and `crypto.randomUUID`, so it runs in Node 20 and later and in browsers. Its types are generated from
+ * the API's schemas (types.generated.ts).
+ */
+import type { ClassifyInput, ErrorBody, ErrorCode, RecallQuery, RecordInput, RecordReceipt, SearchHit, Suggestion } from './types.generated.js';
+
+export { RECORD_TYPES } from './types.generated.js';
+export type {
+  Classification,
+  ClassifyInput,
+  ErrorBody,
+  ErrorCode,
+  RecallQuery,
+  RecordInput,
+  RecordReceipt,
+  RecordType,
+  SearchHit,
+  Suggestion,
+} from './types.generated.js';
+
+export interface MemoryClientOptions {
+  /** The service's base URL: `http://127.0.0.1:8787` locally, or the API Gateway stage URL. */
+  baseUrl: string;
+  /** An API key (`mem_…`); it decides the tenant. */
+  apiKey: string;
+  /** How long one attempt may take before it fails with MemoryTimeoutError. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** How many times a call is retried after `429 rate_limited` or a failed connection. Default 3; 0 turns retries off. */
+  maxRetries?: number;
+  /** A `retry_after` longer than this is not waited for: the 429 is thrown instead. Default 30 000 ms. */
+  maxRetryDelayMs?: number;
+  /** The fetch to use; the global one by default. */
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  /** Cancels the call, including any wait before a retry. */
+  signal?: AbortSignal;
+}
+
+export interface RememberOptions extends CallOptions {
+  /**
+   * Makes the write safe to repeat for 24 hours: the same key and record answer the first write's receipt.
+   * By default each `remember` call makes its own key and reuses it for its retries, so a retry never
+   * stores a record twice.
+   */
+  idempotencyKey?: string;
+}
+
+/** Any failure of a call. */
+export class MemoryError extends Error {
+  override name = 'MemoryError';
+}
+
+/** The service answered with an error: `code` is the API's `error` (docs/api.md), `status` the HTTP status. */
+export class MemoryApiError extends MemoryError {
+  override name = 'MemoryApiError';
+
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | 'invalid_response',
+    message: string,
+    /** On 429: the seconds the service asked to wait. */
+    readonly retryAfter?: number,
+    /** On 500: the id to quote when reporting the problem. */
+    readonly requestId?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An attempt got no answer within `timeoutMs`. */
+export class MemoryTimeoutError extends MemoryError {
+  override name = 'MemoryTimeoutError';
+}
+
+/** The service could not be reached, or the connection failed before an answer came. */
+export class MemoryConnectionError extends MemoryError {
+  override name = 'MemoryConnectionError';
+}
+
+interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+}
+
+/** A client of one service with one API key. */
+export class MemoryClient {
+  readonly #baseUrl: string;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: MemoryClientOptions) {
+    const url = new URL(options.baseUrl); // throws on a malformed URL, here rather than at the first call
+    if (!options.apiKey) throw new TypeError('MemoryClient: apiKey is required');
+    this.#baseUrl = url.href.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#maxRetries = options.maxRetries ?? 3;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Stores a record (`POST /api/v1/record`, the `memory_remember` operation) and answers its receipt. */
+  remember(record: RecordInput, options: RememberOptions = {}): Promise<RecordReceipt> {
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    return this.#call({ method: 'POST', path: '/api/v1/record', body: record, headers: { 'Idempotency-Key': idempotencyKey }, signal: options.signal });
+  }
+
+  /** Searches the tenant's records (`GET /api/v1/query`, `memory_recall`), best first. */
+  recall(query: RecallQuery = {}, options: CallOptions = {}): Promise<SearchHit[]> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(name, String(value));
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.#call({ method: 'GET', path: `/api/v1/query${search}`, signal: options.signal });
+  }
+
+  /** Suggests a type for a title and a body (`POST /v1/classify`, `memory_classify`); stores nothing. */
+  classify(input: ClassifyInput, options: CallOptions = {}): Promise<Suggestion> {
+    return this.#call({ method: 'POST', path: '/v1/classify', body: input, signal: options.signal });
+  }
+
+  /** One call: attempts until an answer that is not retryable, at most 1 + maxRetries of them. */
+  async #call<T>(request: Request): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.#attempt(request)) as T;
+      } catch (error) {
+        const wait = this.#retryDelay(error, attempt);
+        if (wait === null) throw error;
+        await sleep(wait, request.signal);
+      }
+    }
+  }
+
+  /** How long to wait before retrying after `error`, or null when it is not retried. */
+  #retryDelay(error: unknown, attempt: number): number | null {
+    if (attempt >= this.#maxRetries) return null;
+    if (error instanceof MemoryApiError && error.code === 'rate_limited') {
+      const wait = (error.retryAfter ?? 1) * 1000;
+      return wait <= this.#maxRetryDelayMs ? wait : null;
+    }
+    // A failed connection may have lost the answer of a request that was carried out: only safe to repeat
+    // because writes carry an idempotency key and the other calls store nothing.
+    if (error instanceof MemoryConnectionError) return Math.min(100 * 2 ** attempt, 2_000);
+    return null;
+  }
+
+  async #attempt({ method, path, body, headers, signal }: Request): Promise<unknown> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(`${this.#baseUrl}${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${this.#apiKey}`,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) throw new MemoryTimeoutError(`${method} ${path}: no answer within ${this.#timeoutMs} ms`);
+      throw new MemoryConnectionError(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new MemoryApiError(response.status, 'invalid_response', `${method} ${path} answered ${response.status} with a body that is not JSON`);
+    }
+    if (response.ok) return json;
+    if (!isErrorBody(json)) {
+      throw new MemoryApiError(response.status, 'invalid_response', `${method} ${path} answered ${response.status} without an error code`);
+    }
+    const retryAfter = json.retry_after ?? (Number(response.headers.get('Retry-After')) || undefined);
+    throw new MemoryApiError(response.status, json.error, json.message, retryAfter, json.request_id);
+  }
+}
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  return typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string' && typeof (value as ErrorBody).message === 'string';
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

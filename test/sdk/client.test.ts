@@ -1,0 +1,214 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import {
+  MemoryApiError,
+  MemoryClient,
+  MemoryConnectionError,
+  MemoryTimeoutError,
+  RECORD_TYPES,
+  type RecordInput,
+} from '../../sdk/src/index.js';
+import { RECORD_TYPES as API_RECORD_TYPES } from '../../shared/domain/record.js';
+import { recordReceiptSchema, searchResultsSchema, suggestionSchema } from '../../shared/domain/schemas.js';
+import { ROOT } from '../support/child-server.js';
+import { startTestService, type TestService } from '../support/local-service.js';
+
+const run = promisify(execFile);
+
+/** A fetch that records the status of every answer it passes on. */
+function countingFetch() {
+  const statuses: number[] = [];
+  const fetcher: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    statuses.push(response.status);
+    return response;
+  };
+  return { statuses, fetch: fetcher };
+}
+
+const note = (title: string): RecordInput => ({ agent_id: 'sdk-test', type: 'fact', title, body: 'Written through the SDK.' });
+
+describe('the TypeScript SDK against the local server', () => {
+  let service: TestService;
+  let client: MemoryClient;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    client = new MemoryClient({ baseUrl: service.url, apiKey: service.tenant.api_key });
+  });
+  afterAll(() => service.stop());
+
+  test('remember, recall and classify answer the API shapes, typed', async () => {
+    const receipt = await client.remember({ ...note('Invoices go out on the first Monday'), client: 'acme', metadata: { source: 'sdk' } });
+    expect(recordReceiptSchema.parse(receipt).tenant_id).toBe(service.tenant.tenant_id);
+
+    const hits = await client.recall({ q: 'invoices monday', client: 'acme', limit: 5 });
+    expect(searchResultsSchema.parse(hits).map((h) => h.id)).toEqual([receipt.id]);
+    expect(hits[0]).toMatchObject({ title: 'Invoices go out on the first Monday', metadata: { source: 'sdk' }, client: 'acme' });
+
+    const suggestion = await client.classify({ title: 'We decided to ship on Fridays', body: 'Agreed in the weekly review.' });
+    expect(suggestionSchema.parse(suggestion).type).toBe('decision');
+  });
+
+  test('the record types it exports are the API\'s', () => {
+    expect(RECORD_TYPES).toEqual(API_RECORD_TYPES);
+  });
+
+  test('errors are typed: the API code, the status and the message', async () => {
+    const bad = client.remember({ ...note('x'), type: 'memo' as never });
+    await expect(bad).rejects.toBeInstanceOf(MemoryApiError);
+    await expect(bad).rejects.toMatchObject({ status: 400, code: 'invalid_type', message: expect.stringContaining('fact') });
+
+    const stranger = new MemoryClient({ baseUrl: service.url, apiKey: 'mem_not_a_key' });
+    await expect(stranger.recall()).rejects.toMatchObject({ name: 'MemoryApiError', status: 401, code: 'unauthorized' });
+  });
+
+  test('429 rate_limited is retried after retry_after, and the call succeeds', async () => {
+    const tenant = await service.newTenant({ rate: 1, burst: 1 });
+    const { statuses, fetch } = countingFetch();
+    const limited = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key, fetch });
+    await limited.recall();
+    const started = Date.now();
+    await expect(limited.recall()).resolves.toEqual([]);
+    expect(statuses).toEqual([200, 429, 200]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900); // retry_after is 1 s at 1 request a second
+  });
+
+  test('the retries are bounded: no retries, or a retry_after over the ceiling, throw the 429', async () => {
+    const tenant = await service.newTenant({ rate: 0.01, burst: 1 });
+    await new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key }).recall();
+    for (const options of [{ maxRetries: 0 }, { maxRetryDelayMs: 5_000 }]) {
+      const { statuses, fetch } = countingFetch();
+      const limited = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key, fetch, ...options });
+      const error = await limited.recall().catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 100 });
+      expect(statuses).toEqual([429]);
+    }
+  });
+
+  test('a used-up query quota is thrown at once, not retried: waiting would not help', async () => {
+    const tenant = await service.newTenant({ queryQuota: 1 });
+    const { statuses, fetch } = countingFetch();
+    const quota = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key, fetch });
+    await quota.recall();
+    await expect(quota.recall()).rejects.toMatchObject({ status: 429, code: 'query_quota_exceeded' });
+    expect(statuses).toEqual([200, 429]);
+  });
+
+  test('a write whose answer is lost is retried with the same idempotency key and stored once', async () => {
+    const tenant = await service.newTenant();
+    const sent: (string | null)[] = [];
+    let lose = true;
+    const flaky: typeof fetch = async (input, init) => {
+      sent.push(new Headers(init?.headers).get('Idempotency-Key'));
+      const response = await fetch(input, init); // the server does the write…
+      if (lose) {
+        lose = false;
+        throw new TypeError('fetch failed'); // …and the answer never arrives
+      }
+      return response;
+    };
+    const sdk = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key, fetch: flaky });
+    const receipt = await sdk.remember(note('Exactly once, despite the retry'));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]).toBe(sent[0]);
+    const hits = await service.client(tenant.api_key).recall({ q: 'exactly once retry' });
+    expect(hits.body.map((h: { id: string }) => h.id)).toEqual([receipt.id]);
+  });
+
+  test('each remember call has its own key by default, and an explicit key makes two calls one record', async () => {
+    const tenant = await service.newTenant();
+    const sdk = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key });
+    const [a, b] = [await sdk.remember(note('Twice on purpose')), await sdk.remember(note('Twice on purpose'))];
+    expect(a.id).not.toBe(b.id);
+    const [c, d] = [await sdk.remember(note('Once on purpose'), { idempotencyKey: 'k-1' }), await sdk.remember(note('Once on purpose'), { idempotencyKey: 'k-1' })];
+    expect(d).toEqual(c);
+    await expect(sdk.remember(note('Another record'), { idempotencyKey: 'k-1' })).rejects.toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+  });
+
+  test('an unreachable service is retried with backoff, then a MemoryConnectionError', async () => {
+    const closed = await listen(() => undefined);
+    const url = closed.url;
+    await new Promise((resolve) => closed.server.close(resolve));
+    const { statuses, fetch } = countingFetch();
+    const attempts: number[] = [];
+    const sdk = new MemoryClient({
+      baseUrl: url,
+      apiKey: 'mem_x',
+      maxRetries: 2,
+      fetch: (input, init) => (attempts.push(Date.now()), fetch(input, init)),
+    });
+    await expect(sdk.recall()).rejects.toBeInstanceOf(MemoryConnectionError);
+    expect(attempts).toHaveLength(3);
+    expect(statuses).toEqual([]);
+  });
+});
+
+describe('SDK timeouts and cancellation', () => {
+  let silent: { server: Server; url: string };
+  beforeAll(async () => {
+    silent = await listen(() => undefined); // accepts every request and never answers
+  });
+  afterAll(async () => {
+    silent.server.closeAllConnections();
+    await new Promise((resolve) => silent.server.close(resolve));
+  });
+
+  test('an attempt that gets no answer within timeoutMs fails with MemoryTimeoutError and is not retried', async () => {
+    let attempts = 0;
+    const sdk = new MemoryClient({ baseUrl: silent.url, apiKey: 'mem_x', timeoutMs: 200, fetch: (i, o) => (attempts++, fetch(i, o)) });
+    const started = Date.now();
+    await expect(sdk.classify({ title: 't', body: 'b' })).rejects.toBeInstanceOf(MemoryTimeoutError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(attempts).toBe(1);
+  });
+
+  test("the caller's AbortSignal cancels the call with its own reason", async () => {
+    const sdk = new MemoryClient({ baseUrl: silent.url, apiKey: 'mem_x' });
+    const controller = new AbortController();
+    const call = sdk.recall({}, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('the user gave up')), 50);
+    await expect(call).rejects.toThrow('the user gave up');
+  });
+});
+
+describe('the SDK as a package', () => {
+  let service: TestService;
+  const outDir = mkdtempSync(join(tmpdir(), 'memory-sdk-build-'));
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service.stop();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  test('builds with its own tsconfig (DOM and ES2022 only, no Node types) and runs as plain JavaScript in a fresh node', async () => {
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'sdk/tsconfig.json'), '--outDir', outDir]);
+    const script = `
+      const { MemoryClient } = await import(${JSON.stringify(join(outDir, 'index.js'))});
+      const client = new MemoryClient({ baseUrl: process.env.URL, apiKey: process.env.KEY });
+      const receipt = await client.remember({ agent_id: 'built', type: 'signal', title: 'Built SDK check', body: 'From dist.' });
+      const hits = await client.recall({ q: 'built sdk check' });
+      console.log(JSON.stringify({ id: receipt.id, found: hits.map((h) => h.id) }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH ?? '', URL: service.url, KEY: service.tenant.api_key },
+    });
+    const { id, found } = JSON.parse(stdout) as { id: string; found: string[] };
+    expect(found).toEqual([id]);
+  });
+});
+
+/** An HTTP server on an ephemeral port with the given request handler. */
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
