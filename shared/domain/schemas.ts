@@ -203,4 +203,4 @@ export const errorBodySchema = z
     retry_after: z.number().int().min(1).optional().meta({ description: 'On 429: seconds to wait before retrying (also in Retry-After).' }),
     request_id: z.string().optional().meta({ description: 'On 500: quote it when you report the problem.' }),
   })
-  .meta({ id: 'Error', description: 'An error; the code is one of a closed list (docs/api.md).' });
+  .meta({ id: 'ErrorBody', description: 'An error; the code is one of a closed list (docs/api.md).' });
