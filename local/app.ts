@@ -6,10 +6,11 @@ import { createClassifierWorker } from '../functions/classifier/handler.js';
 import { createClassifyHandler } from '../functions/classify/handler.js';
 import { createQueryHandler } from '../functions/query/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
+import { openApiJson } from '../shared/api/openapi.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
 import { openBackend, type Backend } from './backends.js';
 import type { LocalConfig } from './config.js';
-import { createGatewayServer, type Route } from './gateway.js';
+import { createGatewayServer, type ProxyHandler, type Route } from './gateway.js';
 import { JobLoop } from './job-loop.js';
 import { createTenantWithKey, type IssuedKey } from './tenants.js';
 
@@ -22,6 +23,12 @@ export interface LocalService {
   firstKey: IssuedKey | null;
   /** Stops taking requests, lets those in flight finish, stops the job loop and closes the database. */
   close(): Promise<void>;
+}
+
+/** `GET /openapi.json`: the OpenAPI document, the same text as docs/openapi.json, built on the first request. */
+function openApiHandler(): ProxyHandler {
+  let body: string | undefined;
+  return async () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: (body ??= openApiJson()) });
 }
 
 /**
@@ -47,6 +54,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger: lambdaLogger() }) },
     { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
     { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },
+    { method: 'GET', path: '/openapi.json', name: 'openapi', handler: openApiHandler(), public: true },
   ];
   const server = createGatewayServer({
     routes,

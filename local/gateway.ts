@@ -23,6 +23,8 @@ export interface Route {
   /** The Lambda function name, for logs and the fake Lambda context. */
   name: string;
   handler: ProxyHandler;
+  /** Answered without authentication or a rate limit, as API Gateway does for a method with no authorizer. */
+  public?: boolean;
 }
 
 export interface GatewayOptions {
@@ -60,9 +62,12 @@ class Gateway {
     }
 
     const headers = singleValueHeaders(req);
-    const authorizer = await this.authorize(req, route, url, headers);
-    const taken = this.buckets.take(authorizer.keyId!, Number(authorizer.rate), Number(authorizer.burst));
-    if (!taken.ok) throw new AppError('rate_limited', 'Too many requests for this API key', taken.retryAfter);
+    let authorizer: AuthorizerContext = {};
+    if (!route.public) {
+      authorizer = await this.authorize(req, route, url, headers);
+      const taken = this.buckets.take(authorizer.keyId!, Number(authorizer.rate), Number(authorizer.burst));
+      if (!taken.ok) throw new AppError('rate_limited', 'Too many requests for this API key', taken.retryAfter);
+    }
 
     const body = await readBody(req);
     const event = proxyEvent(req, route, url, headers, body, authorizer, requestId);
@@ -212,7 +217,8 @@ function rawError(status: number, reason: string, code: string, message: string)
 
 /**
  * The local API Gateway: routing (404, 405), the REQUEST authorizer with a short cache (401), the per-key
- * token bucket (429), the 1 MiB request limit (413), then the route's Lambda handler.
+ * token bucket (429), the 1 MiB request limit (413), then the route's Lambda handler. A public route skips
+ * the authorizer and the token bucket.
  */
 export function createGatewayServer(options: GatewayOptions): Server {
   const gateway = new Gateway(options);

@@ -5,6 +5,9 @@ import { LIMITS } from './record.js';
 /** How long an idempotency key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** The characters an `Idempotency-Key` may hold: visible ASCII, 0x21 to 0x7E (its length is limited apart). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
+
 /** What a store needs to make a write idempotent. */
 export interface IdempotencyClaim {
   key: string;
@@ -34,7 +37,7 @@ export function requestHash(input: unknown): string {
  */
 export function readIdempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (value.length === 0 || value.length > LIMITS.idempotencyKeyChars || !/^[\x21-\x7e]+$/.test(value)) {
+  if (value.length === 0 || value.length > LIMITS.idempotencyKeyChars || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw new AppError(
       'invalid_field',
       `Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyChars} visible ASCII characters`,

@@ -16,6 +16,7 @@ import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/l
 import { RECORD_TYPES } from '../../shared/domain/record.js';
 import type { RecordStore } from '../../shared/ports.js';
 import { aRecord, ROOMY, startTestService, type TestService } from '../support/local-service.js';
+import { checkAnswer } from '../support/response-shapes.js';
 
 interface Reply {
   status: number;
@@ -42,7 +43,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-/** One request over real fetch to `base` (the test service unless given). */
+/** One request over real fetch to `base` (the test service unless given); its answer must fit the documented schemas. */
 async function send(method: string, path: string, init: SendInit = {}, base = svc.url): Promise<Reply> {
   const headers: Record<string, string> = {};
   const key = init.key === undefined ? svc.tenant.api_key : init.key;
@@ -64,6 +65,7 @@ async function send(method: string, path: string, init: SendInit = {}, base = sv
   } catch {
     parsed = undefined;
   }
+  checkAnswer(method, path, res.status, res.headers, parsed);
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 

@@ -1,15 +1,19 @@
 /**
- * Route security, in the style of Unkey's runCommonRouteTests: every route refuses a missing, wrong or
- * revoked key, and a revoked key leaves the tenant's other keys working. Then tenant isolation: no filter
- * ever lets one tenant see another's records.
+ * Route security, in the style of Unkey's runCommonRouteTests: every route of the API refuses a missing,
+ * wrong or revoked key, and a revoked key leaves the tenant's other keys working. The one public route is
+ * the OpenAPI document. Then tenant isolation: no filter ever lets one tenant see another's records.
  */
+import { readFileSync } from 'node:fs';
 import { issueKey, type IssuedKey } from '../../local/tenants.js';
 import { hashApiKey } from '../../shared/domain/api-key.js';
 import { aRecord, startTestService, type TestService } from '../support/local-service.js';
+import { checkAnswer } from '../support/response-shapes.js';
 
 interface Reply {
   status: number;
   contentType: string | null;
+  text: string;
+  allow: string | null;
   body: any;
 }
 
@@ -21,14 +25,16 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-/** One request with `Authorization` set to `authorization` (none when null). */
+/** One request with `Authorization` set to `authorization` (none when null); its answer must fit the documented schemas. */
 async function send(method: string, path: string, authorization: string | null, json?: unknown): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (authorization !== null) headers['authorization'] = authorization;
   if (json !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(svc.url + path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type'), body: text === '' ? undefined : JSON.parse(text) };
+  const body: unknown = text === '' ? undefined : JSON.parse(text);
+  checkAnswer(method, path, res.status, res.headers, body);
+  return { status: res.status, contentType: res.headers.get('content-type'), text, allow: res.headers.get('allow'), body };
 }
 
 const bearer = (key: string) => `Bearer ${key}`;
@@ -99,6 +105,31 @@ describe('every route authenticates', () => {
   runCommonRouteTests({ method: 'GET', path: '/api/v1/query?q=dark&limit=5', okStatus: 200 });
   runCommonRouteTests({ method: 'POST', path: '/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
   runCommonRouteTests({ method: 'POST', path: '/api/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
+});
+
+describe('the one public route: GET /openapi.json', () => {
+  const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+
+  test.each<[string, () => string | null]>([
+    ['no key', () => null],
+    ['a wrong key', () => bearer(`mem_${'A'.repeat(43)}`)],
+    ['a valid key', () => bearer(svc.tenant.api_key)],
+  ])('answers docs/openapi.json as JSON with %s', async (_, authorization) => {
+    const r = await send('GET', '/openapi.json', authorization());
+    expect({ status: r.status, contentType: r.contentType }).toEqual({ status: 200, contentType: 'application/json' });
+    expect(r.text).toBe(committed);
+  });
+
+  test('is not rate-limited: a key with burst 1 does not run out on it', async () => {
+    const tenant = await svc.newTenant({ rate: 1, burst: 1 });
+    for (let i = 0; i < 3; i++) expect((await send('GET', '/openapi.json', bearer(tenant.api_key))).status).toBe(200);
+    expect((await send('GET', '/api/v1/query', bearer(tenant.api_key))).status).toBe(200);
+  });
+
+  test.each(['POST', 'PUT', 'DELETE'])('%s /openapi.json is 405 with Allow: GET', async (method) => {
+    const r = await send(method, '/openapi.json', null);
+    expect({ status: r.status, error: r.body?.error, allow: r.allow }).toEqual({ status: 405, error: 'method_not_allowed', allow: 'GET' });
+  });
 });
 
 describe('tenant isolation', () => {

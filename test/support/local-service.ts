@@ -6,6 +6,7 @@ import { startLocalService, type LocalService } from '../../local/app.js';
 import { loadConfig } from '../../local/config.js';
 import { createTenantWithKey, type IssuedKey } from '../../local/tenants.js';
 import { createTestTables } from './dynamodb.js';
+import { checkAnswer } from './response-shapes.js';
 
 /**
  * The backend the e2e suites run on: `sqlite` (the embedded default), or `dynamodb`, the AWS-shaped local
@@ -84,7 +85,8 @@ export interface ApiResponse<T = any> {
 export type SearchBody = any[] & { error?: string; message?: string; retry_after?: number };
 
 /**
- * A minimal HTTP client for the API, over real fetch. In the AWS-shaped mode search follows the table
+ * A minimal HTTP client for the API, over real fetch. Every answer is checked against the documented
+ * response schemas (test/support/response-shapes.ts). In the AWS-shaped mode search follows the table
  * through the stream, so `recall` first waits for the stream to catch up (`beforeSearch`): the one place
  * the suites wait, and only where the service promises eventual consistency.
  */
@@ -104,7 +106,9 @@ export class Client {
     }
     const res = await fetch(this.baseUrl + path, { method, headers: { ...headers, ...init.headers }, body });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
+    const parsed: unknown = text === '' ? undefined : JSON.parse(text);
+    checkAnswer(method, path, res.status, res.headers, parsed);
+    return { status: res.status, headers: res.headers, body: parsed as T };
   }
 
   remember(record: unknown, headers: Record<string, string> = {}) {

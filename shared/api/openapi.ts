@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
+import { LIMITS } from '../domain/record.js';
+import {
+  classificationSchema,
+  classifyInputSchema,
+  errorBodySchema,
+  recallQuerySchema,
+  recordInputSchema,
+  recordReceiptSchema,
+  searchHitSchema,
+  searchResultsSchema,
+  suggestionSchema,
+} from '../domain/schemas.js';
+import { errorResponses, OPERATION_ERRORS, routingResponses } from './error-responses.js';
+import { componentSchemas, headerRef, schemaRef, valueSchema, type JsonObject } from './json-schema.js';
+
+/**
+ * The OpenAPI 3.1 document of the API (docs/openapi.json), built from the zod schemas of
+ * shared/domain/schemas.ts through zod's JSON Schema output, never written by hand. Schemas go to
+ * `components.schemas` under their `meta({ id })`; the error codes each response can carry come from
+ * ERROR_STATUS and the per-operation lists of error-responses.ts. `npm run generate` writes the file, a test
+ * fails when the committed file differs from this, and the local server serves the same text at
+ * `GET /openapi.json`.
+ */
+
+/** The interface version label of the design documents: the document's `info.version`. */
+export const INTERFACE_VERSION = '2026-05-20';
+
+/** Defaults the typed search query leaves to the service. */
+const QUERY_DEFAULTS: { [K in keyof typeof recallQuerySchema.shape]?: unknown } = { limit: LIMITS.searchLimitDefault };
+
+/** The query parameters of `GET /api/v1/query`, one per field of the typed search query, in its order. */
+function searchParameters(): JsonObject[] {
+  return Object.entries(recallQuerySchema.shape).map(([name, field]) => {
+    const schema = valueSchema(field);
+    const fallback = QUERY_DEFAULTS[name as keyof typeof QUERY_DEFAULTS];
+    if (fallback !== undefined) schema.default = fallback;
+    return { name, in: 'query', required: false, description: field.description, schema };
+  });
+}
+
+/** The optional `Idempotency-Key` header of a write, with the rule readIdempotencyKey applies. */
+const idempotencyKeyParameter = () => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the write safe to retry: within 24 hours, the same key from the same tenant with the same body answers ' +
+    'the first 201 again (with `Idempotent-Replayed: true`), storing and counting nothing new; with a different body ' +
+    'it answers 422 `idempotency_key_reused`. A malformed key is 400 `invalid_field`.',
+  schema: valueSchema(z.string().min(1).max(LIMITS.idempotencyKeyChars).regex(IDEMPOTENCY_KEY_PATTERN)),
+});
+
+const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: schemaRef(schema) } });
+
+/** `POST /v1/classify`, and its alias under /api/v1, which needs an operationId of its own. */
+function classifyOperation(operationId: string, note: string): JsonObject {
+  return {
+    operationId,
+    summary: 'Suggest a type for a record before writing it',
+    description:
+      'Classifies a title and a body into one of the six types, with a calibrated confidence and a score per type. ' +
+      `It needs a valid key and is rate-limited; it counts against neither quota. ${note}`,
+    requestBody: { required: true, content: jsonContent(classifyInputSchema) },
+    responses: {
+      '200': { description: 'The suggestion.', headers: { 'X-Request-Id': headerRef('X-Request-Id') }, content: jsonContent(suggestionSchema) },
+      ...errorResponses(OPERATION_ERRORS.classify),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the API. */
+export function openApiDocument(): JsonObject {
+  const routing = routingResponses();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent memory service',
+      version: INTERFACE_VERSION,
+      description: [
+        `A memory store for AI agents: store records, find them again with English full-text search. \`info.version\` is the interface version label, ${INTERFACE_VERSION}; the path prefix \`/api/v1\` carries the major version.`,
+        'docs/api.md is the full contract: the order of checks, how `q` is read, rank, quotas, idempotency and every choice the design documents left open.',
+        `Routing comes before authentication: an unknown path answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\` with an \`Allow\` header (\`components.responses\`: ${Object.keys(routing).join(', ')}).`,
+        'This document is generated from the zod schemas (shared/domain/schemas.ts) by `npm run generate`; do not edit it. The local server serves it at `GET /openapi.json`, without authentication.',
+      ].join('\n\n'),
+    },
+    servers: [
+      { url: 'http://127.0.0.1:8787', description: 'The local server (`npm start`), on its default host and port.' },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
+        description: "An AWS deployment: the stack's `ApiUrl` output (docs/deploy.md).",
+        variables: {
+          apiId: { default: 'api-id', description: 'The id of the REST API.' },
+          region: { default: 'us-east-1', description: 'The AWS region of the stack.' },
+          stage: { default: 'prod', description: 'The stage, as given by `-c stage=…` on deploy.' },
+        },
+      },
+    ],
+    security: [{ bearer: [] }],
+    paths: {
+      '/api/v1/record': {
+        post: {
+          operationId: 'memory_remember',
+          summary: 'Store a record',
+          description:
+            'Stores a record and answers at once with its id. The 201 means the record, its place in the search index and ' +
+            'its classification job are durable; it counts once against the monthly record quota. Any field not in the ' +
+            'schema is refused, so a misspelt field is never dropped.',
+          parameters: [idempotencyKeyParameter()],
+          requestBody: { required: true, content: jsonContent(recordInputSchema) },
+          responses: {
+            '201': {
+              description: 'Stored; or, with `Idempotent-Replayed: true`, the first answer to the same request again.',
+              headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed'), 'X-Request-Id': headerRef('X-Request-Id') },
+              content: jsonContent(recordReceiptSchema),
+            },
+            ...errorResponses(OPERATION_ERRORS.remember),
+          },
+        },
+      },
+      '/api/v1/query': {
+        get: {
+          operationId: 'memory_recall',
+          summary: 'Search records',
+          description:
+            "Searches the tenant's records: English full-text search over title and body (BM25, the title weighing four times " +
+            'the body), best first; without `q`, the newest first. Parameters not listed are ignored; a repeated parameter ' +
+            'takes its last value. Only a 200 counts against the monthly query quota.',
+          parameters: searchParameters(),
+          responses: {
+            '200': { description: 'The matching records, best first.', headers: { 'X-Request-Id': headerRef('X-Request-Id') }, content: jsonContent(searchResultsSchema) },
+            ...errorResponses(OPERATION_ERRORS.recall),
+          },
+        },
+      },
+      '/v1/classify': { post: classifyOperation('memory_classify', 'The same operation answers at `POST /api/v1/classify`.') },
+      '/api/v1/classify': { post: classifyOperation('memory_classify_alias', 'The same operation as `POST /v1/classify` (`memory_classify`), under the `/api/v1` prefix.') },
+    },
+    components: {
+      schemas: {
+        ...componentSchemas([recordInputSchema, classifyInputSchema], 'input'),
+        ...componentSchemas([recordReceiptSchema, searchResultsSchema, searchHitSchema, classificationSchema, suggestionSchema, errorBodySchema], 'output'),
+      },
+      responses: routing,
+      headers: {
+        'X-Request-Id': {
+          description: "The request's id, locally (API Gateway sends `x-amzn-RequestId` instead). A 500 body carries it as `request_id`.",
+          schema: { type: 'string' },
+        },
+        Location: { description: 'The path of the new record: `/api/v1/record/<id>`.', required: true, schema: { type: 'string' } },
+        'Idempotent-Replayed': {
+          description: 'Present, as `true`, only when the answer replays an earlier request with the same `Idempotency-Key`.',
+          schema: { type: 'string', const: 'true' },
+        },
+        'Retry-After': { description: 'Seconds to wait before retrying: the same number as `retry_after` in the body.', required: true, schema: valueSchema(errorBodySchema.shape.retry_after) },
+        Allow: { description: 'The methods the path answers, e.g. `POST`.', required: true, schema: { type: 'string' } },
+      },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key, as `Authorization: Bearer <API_KEY>` (the scheme word in any case). The key decides the tenant; ' +
+            'every read and write is scoped to it. `npm run admin -- key create` issues one and shows it once.',
+        },
+      },
+    },
+  };
+}
+
+/** The document as docs/openapi.json holds it and the local server sends it: 2-space JSON and a final newline. */
+export function openApiJson(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+}

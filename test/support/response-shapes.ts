@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ERROR_STATUS } from '../../shared/domain/errors.js';
+import { errorBodySchema, recordReceiptSchema, searchResultsSchema, suggestionSchema } from '../../shared/domain/schemas.js';
+
+/**
+ * The documented answer of each route that succeeds: its status and body schema (the schemas that
+ * docs/openapi.json is generated from). `GET /openapi.json` answers the document itself.
+ */
+const SUCCESS: Record<string, [status: number, schema: z.ZodType]> = {
+  'POST /api/v1/record': [201, recordReceiptSchema],
+  'GET /api/v1/query': [200, searchResultsSchema],
+  'POST /v1/classify': [200, suggestionSchema],
+  'POST /api/v1/classify': [200, suggestionSchema],
+  'GET /openapi.json': [200, z.looseObject({ openapi: z.literal('3.1.0') })],
+};
+
+function parseOrThrow<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new Error(`${what} does not fit its schema:\n${z.prettifyError(parsed.error)}\nbody: ${JSON.stringify(body)?.slice(0, 500)}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Checks a real answer against the documented response schemas, strictly (an extra field fails too): a
+ * success must be the route's documented status and body; an error body must fit the Error schema, with a
+ * code whose status is the answer's, `retry_after` and a matching `Retry-After` on 429, a `request_id` on
+ * 500. Every answer is JSON. Throws an Error that names the route when the answer does not fit.
+ */
+export function checkAnswer(method: string, url: string, status: number, headers: Headers, body: unknown): void {
+  const path = new URL(url, 'http://localhost').pathname;
+  const what = `${method} ${path} → ${status}`;
+  const contentType = headers.get('content-type') ?? '';
+  if (!/^application\/json(;|$)/.test(contentType)) throw new Error(`${what} has Content-Type ${JSON.stringify(contentType)}, not JSON`);
+
+  if (status >= 400) {
+    const error = parseOrThrow(errorBodySchema, body, `the error body of ${what}`);
+    if (ERROR_STATUS[error.error] !== status) throw new Error(`${what} carries ${error.error}, which ERROR_STATUS maps to ${ERROR_STATUS[error.error]}`);
+    if (status === 429 && (error.retry_after === undefined || headers.get('retry-after') !== String(error.retry_after))) {
+      throw new Error(`${what} needs retry_after and the same Retry-After header (got ${error.retry_after} and ${headers.get('retry-after')})`);
+    }
+    if (status === 500 && error.request_id === undefined) throw new Error(`${what} has no request_id`);
+    return;
+  }
+
+  const documented = SUCCESS[`${method} ${path}`];
+  if (documented === undefined) throw new Error(`${what}: no success answer is documented for this route`);
+  const [documentedStatus, schema] = documented;
+  if (status !== documentedStatus) throw new Error(`${what}: the documented success status is ${documentedStatus}`);
+  const parsed = parseOrThrow(schema, body, `the body of ${what}`);
+  if (status === 201) {
+    const { id } = parsed as z.output<typeof recordReceiptSchema>;
+    if (headers.get('location') !== `/api/v1/record/${id}`) throw new Error(`${what} has Location ${headers.get('location')}, not /api/v1/record/${id}`);
+  }
+}
