@@ -173,7 +173,7 @@ export class MemoryClient {
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) throw new MemoryTimeoutError(`${method} ${path}: no answer within ${this.#timeoutMs} ms`);
-      throw new MemoryConnectionError(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new MemoryConnectionError(`${method} ${path}: ${describeFailure(error)}`, { cause: error });
     }
     let json: unknown;
     try {
@@ -188,6 +188,20 @@ export class MemoryClient {
     const retryAfter = json.retry_after ?? (Number(response.headers.get('Retry-After')) || undefined);
     throw new MemoryApiError(response.status, json.error, json.message, retryAfter, json.request_id);
   }
+}
+
+/**
+ * What a failed fetch says, with the system code of its innermost cause when there is one ("fetch failed:
+ * ECONNREFUSED"). Duck-typed: fetch's errors may come from another realm than this module's Error.
+ */
+function describeFailure(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  let code: string | undefined;
+  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+    if (typeof (e as { code?: unknown }).code === 'string') code = (e as { code: string }).code;
+  }
+  const text = typeof message === 'string' ? message : String(error);
+  return code && !text.includes(code) ? `${text}: ${code}` : text;
 }
 
 function isErrorBody(value: unknown): value is ErrorBody {

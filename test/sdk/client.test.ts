@@ -145,7 +145,9 @@ describe('the TypeScript SDK against the local server', () => {
       maxRetries: 2,
       fetch: (input, init) => (attempts.push(Date.now()), fetch(input, init)),
     });
-    await expect(sdk.recall()).rejects.toBeInstanceOf(MemoryConnectionError);
+    const error = await sdk.recall().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MemoryConnectionError);
+    expect((error as Error).message).toMatch(/fetch failed: ECONNREFUSED$/);
     expect(attempts).toHaveLength(3);
     expect(statuses).toEqual([]);
   });
