@@ -1,0 +1,242 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { RECORD_TYPES } from '../../shared/domain/record.js';
+import { RECORD_TYPE_DESCRIPTIONS } from '../../shared/domain/schemas.js';
+import { ERROR_META_KEY } from '../../mcp/format.js';
+import { killAll, removeDir, ROOT, runScript, tempDir } from '../support/child-server.js';
+import { clientEnv, startApi, textOf, type RunningApi } from './helpers.js';
+
+/**
+ * The MCP server as an MCP client runs it: a child process over stdio, started by the official SDK's
+ * client, against the local server running as another child process.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The record the tests store and recall. */
+const record = {
+  agent_id: 'support-bot',
+  type: 'fact',
+  title: 'The user prefers the Zephyrine colour theme in dark mode',
+  body: 'Switched it on in the settings page on Monday.\nAsked us to keep it on every device.',
+  client: 'acme',
+  metadata: { source: 'chat' },
+};
+
+let api: RunningApi;
+let client: Client;
+let stderr = '';
+/** Anything the client could not read as protocol: a line of stdout that is not JSON-RPC lands here. */
+const clientErrors: Error[] = [];
+
+beforeAll(async () => {
+  api = await startApi();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'mcp/server.ts'],
+    cwd: ROOT,
+    env: clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key }),
+    stderr: 'pipe',
+  });
+  transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  client = new Client({ name: 'memory-test', version: '1.0.0' });
+  client.onerror = (error) => clientErrors.push(error);
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+  killAll();
+  await api?.stop();
+});
+
+describe('the MCP server over stdio', () => {
+  test('lists three tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_recall', 'memory_remember']);
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+
+    const remember = tool('memory_remember');
+    const props = remember.inputSchema.properties as Record<string, any>;
+    expect(remember.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['agent_id', 'type', 'title', 'body'] });
+    expect(Object.keys(props)).toEqual(['agent_id', 'type', 'title', 'body', 'client', 'metadata', 'idempotency_key']);
+    expect(props.type.enum).toEqual([...RECORD_TYPES]);
+    for (const type of RECORD_TYPES) {
+      expect(props.type.description).toContain(`${type}: ${RECORD_TYPE_DESCRIPTIONS[type]}`);
+      expect(remember.description).toContain(`${type}: ${RECORD_TYPE_DESCRIPTIONS[type]}`);
+    }
+    expect(props.title).toMatchObject({ type: 'string', minLength: 1, maxLength: 2048 });
+    expect(props.title.description).toContain('main search signal');
+    expect(remember.description).toContain('main search signal');
+    expect(props.agent_id).toMatchObject({ maxLength: 256, description: expect.stringContaining('Which agent') });
+    expect(props.body.description).toContain('65536 bytes');
+    expect(props.idempotency_key).toMatchObject({ type: 'string', maxLength: 255 });
+    expect(remember.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(remember.outputSchema).toMatchObject({ type: 'object', required: ['id', 'created_at', 'tenant_id'] });
+
+    const recall = tool('memory_recall');
+    const recallProps = recall.inputSchema.properties as Record<string, any>;
+    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'limit', 'q', 'since', 'type']);
+    expect(recall.inputSchema.required ?? []).toEqual([]);
+    expect(recallProps.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(recallProps.q.description).toContain('never a query language');
+    expect(recallProps.type.enum).toEqual([...RECORD_TYPES]);
+    expect(recall.annotations).toMatchObject({ readOnlyHint: true });
+    expect(recall.outputSchema).toMatchObject({ type: 'object', required: ['results'] });
+
+    const classify = tool('memory_classify');
+    expect(Object.keys(classify.inputSchema.properties!)).toEqual(['title', 'body']);
+    expect(classify.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  let stored: { id: string };
+
+
+  test('memory_remember stores a record and answers its receipt', async () => {
+    const result = await client.callTool({ name: 'memory_remember', arguments: record });
+    expect(result.isError).toBeFalsy();
+    stored = result.structuredContent as { id: string };
+    expect(stored).toEqual({ id: expect.stringMatching(UUID), created_at: expect.any(String), tenant_id: expect.any(String) });
+    expect(textOf(result)).toContain(stored.id);
+    expect(textOf(result)).toContain(record.title);
+  });
+
+  test('memory_recall finds it again, as text a model reads and as structured results', async () => {
+    const result = await client.callTool({ name: 'memory_recall', arguments: { q: 'zephyrine theme', agent_id: 'support-bot', limit: 5 } });
+    expect(result.isError).toBeFalsy();
+    const { results } = result.structuredContent as { results: any[] };
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ ...record, id: stored.id });
+    expect(results[0].rank).toBeGreaterThan(0);
+
+    const text = textOf(result);
+    expect(text).toMatch(/^1 record \(q="zephyrine theme", agent_id="support-bot", limit=5; best match first\):/);
+    expect(text).toContain(`1. ${record.title}`);
+    expect(text).toContain(`type: fact | rank: `);
+    expect(text).toContain(`agent: support-bot | client: acme | id: ${stored.id}`);
+    expect(text).toContain('   Switched it on in the settings page on Monday.\n   Asked us to keep it on every device.');
+    expect(text).toContain('metadata: {"source":"chat"}');
+  });
+
+  test('memory_classify suggests a type and stores nothing', async () => {
+    const result = await client.callTool({
+      name: 'memory_classify',
+      arguments: { title: 'We decided to move the nightly job to 2am', body: 'Agreed in the ops review.' },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ type: 'decision', model: expect.any(String) });
+    expect(textOf(result)).toMatch(/^Suggested type: decision \(confidence 0\.\d{3}, model \S+\)\.\nScores: decision 0\.\d{3}, /);
+    const all = await client.callTool({ name: 'memory_recall', arguments: {} });
+    expect((all.structuredContent as { results: unknown[] }).results).toHaveLength(1);
+  });
+
+  test('an idempotency_key makes a retry safe; reusing it for another record is a tool error with the API code', async () => {
+    const args = { ...record, title: 'The user moved to the Lisbon office', idempotency_key: 'mcp-test-lisbon-1' };
+    const first = await client.callTool({ name: 'memory_remember', arguments: args });
+    const again = await client.callTool({ name: 'memory_remember', arguments: args });
+    expect(again.structuredContent).toEqual(first.structuredContent);
+
+    const reused = await client.callTool({ name: 'memory_remember', arguments: { ...args, title: 'Something else' } });
+    expect(reused.isError).toBe(true);
+    expect(textOf(reused)).toMatch(/^idempotency_key_reused: \S/);
+    expect(reused.structuredContent).toBeUndefined();
+    expect(reused._meta?.[ERROR_META_KEY]).toMatchObject({ error: 'idempotency_key_reused', message: expect.any(String) });
+  });
+
+  test('an error the API finds in the arguments is a tool error with its code', async () => {
+    const result = await client.callTool({ name: 'memory_recall', arguments: { since: 'last tuesday' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe('invalid_since: since must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+  });
+
+  test('arguments the schemas refuse are a tool error before any call: wrong type, blank title, unknown field, limit 0', async () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['memory_remember', { ...record, type: 'fiction' }, /Invalid arguments for tool memory_remember:.*fact.*signal.* at type/s],
+      ['memory_remember', { ...record, title: '   ' }, /must not be blank at title/],
+      ['memory_remember', { ...record, tags: ['x'] }, /Unrecognized key.*"tags"/],
+      ['memory_recall', { limit: 0 }, /Invalid arguments for tool memory_recall:.* at limit/s],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(message);
+    }
+    // Nothing was stored by the refused calls.
+    const all = await client.callTool({ name: 'memory_recall', arguments: {} });
+    expect((all.structuredContent as { results: unknown[] }).results).toHaveLength(2);
+  });
+
+  test('stdout carried nothing but the protocol, and stderr only the start line', () => {
+    expect(clientErrors).toEqual([]);
+    expect(stderr).toBe(`memory MCP server on stdio (memory API ${api.url})\n`);
+  });
+});
+
+describe('starting the MCP server', () => {
+  test('without MEMORY_API_KEY it says so on stderr, prints nothing on stdout and exits with 1', async () => {
+    const result = await runScript('mcp/server.ts', [], { MEMORY_API_URL: api.url });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^memory MCP server: MEMORY_API_KEY is not set\. /);
+  });
+
+  test('a malformed command line exits with 2', async () => {
+    const result = await runScript('mcp/server.ts', ['--port', '9000'], { MEMORY_API_KEY: 'mem_x' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--port and --host need --http');
+  });
+
+  test('the command of docs/mcp.md works from any directory, speaks only JSON-RPC on stdout and ends when stdin closes', async () => {
+    // Exactly the Claude Desktop and Cursor entry: npm run --silent --prefix <repo> mcp, with the two
+    // settings and the minimal environment an MCP client passes, started outside the repository.
+    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts ?? {};
+    if (scripts.mcp === undefined) throw new Error('package.json has no "mcp" script: add "mcp": "tsx mcp/server.ts"');
+    const cwd = tempDir('memory-mcp-cwd-');
+    const child = spawn('npm', ['run', '--silent', '--prefix', ROOT, 'mcp'], {
+      cwd,
+      env: { ...getDefaultEnvironment(), MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let childStderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (childStderr += s));
+    let exitCode: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve((exitCode = code))));
+    const lines = () => stdout.split('\n').filter((l) => l !== '');
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const answerTo = async (id: number) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const found = lines().map((l) => JSON.parse(l)).find((m) => m.id === id);
+        if (found) return found;
+        if (exitCode !== undefined || Date.now() > deadline) {
+          throw new Error(`no answer to ${id} (exit code ${exitCode}); stdout: ${stdout}; stderr: ${childStderr}`);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      expect((await answerTo(1)).result.serverInfo).toMatchObject({ name: 'agent-memory' });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'memory_recall', arguments: { q: 'zephyrine' } } });
+      const recalled = await answerTo(2);
+      expect(recalled.result.structuredContent.results[0].title).toBe(record.title);
+
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      for (const line of lines()) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+      expect(lines()).toHaveLength(2);
+      expect(childStderr).not.toMatch(/error|warn/i);
+    } finally {
+      child.kill('SIGKILL');
+      removeDir(cwd);
+    }
+  });
+});
