@@ -4,16 +4,19 @@ import { searchableText } from '../../domain/query-parse.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
 import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
+import { GroupCommit } from './group-commit.js';
 import { tenantToken, toStoredRecord, type RecordRow } from './rows.js';
 
 /**
- * Records on SQLite. One IMMEDIATE transaction holds the idempotency check, the quota count, the record,
- * its FTS row and its classification job, so either all of them are durable or none is.
+ * Records on SQLite. One transaction (a savepoint within a group commit) holds the idempotency check, the
+ * quota count, the record, its FTS row and its classification job, so either all of them are durable or
+ * none is; writes that arrive together share one commit and one fsync (group-commit.ts).
  */
 export class SqliteRecordStore implements RecordStore {
   private readonly createTx;
   private readonly getStmt;
   private readonly classifyStmt;
+  private readonly commits;
 
   constructor(
     private readonly db: Db,
@@ -66,6 +69,7 @@ export class SqliteRecordStore implements RecordStore {
       return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
     });
 
+    this.commits = new GroupCommit(db);
     this.getStmt = db.prepare<[string, string], RecordRow>('SELECT * FROM records WHERE tenant_id = ? AND id = ?');
     this.classifyStmt = db.prepare<[string, string, string]>(
       'UPDATE records SET classification = ? WHERE tenant_id = ? AND id = ?',
@@ -78,7 +82,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult> {
-    return this.createTx.immediate(tenantId, record, options);
+    return this.commits.submit(() => this.createTx(tenantId, record, options));
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
@@ -87,6 +91,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {
-    return this.classifyStmt.run(JSON.stringify(classification), tenantId, id).changes === 1;
+    // Through the group commit too: the worker's suggestions then share the writes' fsyncs.
+    return this.commits.submit(() => this.classifyStmt.run(JSON.stringify(classification), tenantId, id).changes === 1);
   }
 }

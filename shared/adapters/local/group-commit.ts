@@ -1,0 +1,72 @@
+import type { Db } from './database.js';
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface Pending {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: the writes submitted while the event loop is busy run together in one IMMEDIATE
+ * transaction, so one fsync makes a whole batch durable instead of one fsync per write. Each write runs
+ * in its own savepoint (a better-sqlite3 transaction function nested in another uses one), so a write that
+ * throws (a used-up quota, a reused idempotency key) is rolled back alone and only its caller sees the
+ * error. Every caller's promise settles after the batch has committed: a write is never reported before
+ * it is durable. If the commit itself fails, every write of the batch fails with that error.
+ */
+export class GroupCommit {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private readonly inSavepoint;
+  private readonly commitBatch;
+
+  /** @param maxBatch the most writes one transaction holds; more wait for the next one. */
+  constructor(
+    db: Db,
+    private readonly maxBatch = 256,
+  ) {
+    this.inSavepoint = db.transaction((work: () => unknown) => work());
+    this.commitBatch = db.transaction((batch: Pending[]) =>
+      batch.map(({ work }): Outcome => {
+        try {
+          return { ok: true, value: this.inSavepoint(work) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  }
+
+  /** Runs `work` (synchronous SQLite statements) in the next batch; resolves with its result once committed. */
+  submit<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // After the I/O callbacks of this turn, so that the requests that arrived together commit together.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue.splice(0, this.maxBatch);
+    this.scheduled = this.queue.length > 0;
+    if (this.scheduled) setImmediate(() => this.flush());
+
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.commitBatch.immediate(batch);
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+      return;
+    }
+    batch.forEach(({ resolve, reject }, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) resolve(outcome.value);
+      else reject(outcome.error);
+    });
+  }
+}

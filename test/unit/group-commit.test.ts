@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { openDatabase, type Db } from '../../shared/adapters/local/database.js';
+import { GroupCommit } from '../../shared/adapters/local/group-commit.js';
+
+let dir: string;
+let db: Db;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'memory-group-commit-'));
+  db = openDatabase(join(dir, 'memory.db'));
+  db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Counts the IMMEDIATE transactions started through `db.transaction(…).immediate`: the group commits. */
+function countCommits(database: Db): () => number {
+  let commits = 0;
+  const original = database.transaction.bind(database);
+  database.transaction = ((fn: (...args: never[]) => unknown) => {
+    const tx = original(fn);
+    return Object.assign((...args: never[]) => tx(...args), {
+      default: tx.default,
+      deferred: tx.deferred,
+      exclusive: tx.exclusive,
+      immediate: (...args: never[]) => (commits++, tx.immediate(...args)),
+    });
+  }) as Db['transaction'];
+  return () => commits;
+}
+
+describe('group commit', () => {
+  test('writes submitted together commit in one transaction, and each caller gets its own result', async () => {
+    const commits = countCommits(db);
+    const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
+    const group = new GroupCommit(db);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, n) => group.submit(() => insert.run(n).changes * 1000 + n)));
+    expect(results).toEqual(Array.from({ length: 50 }, (_, n) => 1000 + n));
+    expect(commits()).toBe(1);
+    expect(db.prepare('SELECT count(*) AS c FROM t').get()).toEqual({ c: 50 });
+  });
+
+  test('a write that throws is rolled back alone; the others of its batch commit', async () => {
+    const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
+    const group = new GroupCommit(db);
+    const outcomes = await Promise.allSettled([
+      group.submit(() => insert.run(1)),
+      group.submit(() => {
+        insert.run(2);
+        throw new Error('quota used up');
+      }),
+      group.submit(() => insert.run(3)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error('quota used up'));
+    expect(db.prepare('SELECT n FROM t ORDER BY n').all()).toEqual([{ n: 1 }, { n: 3 }]);
+  });
+
+  test('a batch holds at most maxBatch writes; the rest commit in the next transactions', async () => {
+    const commits = countCommits(db);
+    const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
+    const group = new GroupCommit(db, 10);
+    await Promise.all(Array.from({ length: 25 }, (_, n) => group.submit(() => insert.run(n))));
+    expect(commits()).toBe(3);
+  });
+
+  test('a promise settles only after the commit: nothing is reported before it is durable', async () => {
+    const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
+    const group = new GroupCommit(db);
+    const other = openDatabase(join(dir, 'memory.db')); // a second connection sees only committed rows
+    try {
+      await group.submit(() => insert.run(7));
+      expect(other.prepare('SELECT n FROM t').all()).toEqual([{ n: 7 }]);
+    } finally {
+      other.close();
+    }
+  });
+
+  test('when the commit itself fails, every write of the batch fails with its error', async () => {
+    const group = new GroupCommit(db);
+    const blocker = openDatabase(join(dir, 'memory.db'));
+    blocker.pragma('busy_timeout = 0');
+    db.pragma('busy_timeout = 0');
+    blocker.prepare('BEGIN IMMEDIATE').run(); // holds the write lock, so our IMMEDIATE transaction cannot start
+    try {
+      const outcomes = await Promise.allSettled([group.submit(() => 1), group.submit(() => 2)]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/locked|busy/i);
+    } finally {
+      blocker.prepare('ROLLBACK').run();
+      blocker.close();
+    }
+  });
+});
