@@ -14,13 +14,13 @@ export interface BenchServer {
 
 /**
  * Starts the local server as `npm start` does, in its own process, on a fresh data directory and a free
- * port, with rate limits high enough not to shape the measurement. Resolves once it listens.
+ * port, with rate limits and quotas high enough not to shape the measurement. Resolves once it listens.
  */
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
   const server = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000', ...env },
+    env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000', MEMORY_DEFAULT_RECORD_QUOTA: '1000000000', MEMORY_DEFAULT_QUERY_QUOTA: '1000000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stop = () =>
