@@ -4,7 +4,8 @@
  * quote: `npm run --silent bench:quick-look [-- --records N --concurrency C --searches S]`.
  */
 import { parseArgs } from 'node:util';
-import { percentile, startBenchServer } from './support/server.js';
+import { startBenchServer } from './support/server.js';
+import { percentile } from './support/stats.js';
 
 const { values } = parseArgs({
   options: { records: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' }, searches: { type: 'string', default: '2000' } },

@@ -1,15 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { LAMBDA_ESBUILD } from '../../infra/lambda-bundling.js';
 import { LinearClassifier } from '../../shared/classifiers/linear/model.js';
 import { TYPE_MODEL } from '../../shared/classifiers/linear/type-model.generated.js';
-import { median, percentile, startBenchServer } from '../support/server.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { measureBundleLoad } from '../cold-start.js';
+import { startBenchServer } from '../support/server.js';
+import { percentile } from '../support/stats.js';
 
 export interface Speed {
   /** One classification in this process, in microseconds. */
@@ -59,31 +52,13 @@ export async function measureSpeed(inputs: { title: string; body: string }[], pr
   const http = { requests: millis.length, p50Ms: percentile(sorted(millis), 50), p99Ms: percentile(sorted(millis), 99) };
 
   progress('speed: cold start of the model alone and of the classify Lambda, bundled as the stack bundles them');
-  const dir = mkdtempSync(join(tmpdir(), 'memory-classifier-speed-'));
-  try {
-    const bundle = async (entry: string, name: string) => {
-      const outfile = join(dir, `${name}.mjs`);
-      await build({ ...LAMBDA_ESBUILD, sourcemap: false, entryPoints: [join(ROOT, entry)], outfile });
-      return { outfile, bytes: statSync(outfile).size };
-    };
-    const modelBundle = await bundle('shared/classifiers/default.ts', 'model');
-    const lambdaBundle = await bundle('functions/classify/index.ts', 'classify');
-    const RUNS = 10;
-    // A fresh process per run: the time from the start of the import to a ready module, as a cold start pays it.
-    const load = (file: string) =>
-      Number(
-        execFileSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`], {
-          env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'classify' },
-        }).toString(),
-      );
-    const modelRuns = Array.from({ length: RUNS }, () => load(modelBundle.outfile));
-    const lambdaRuns = Array.from({ length: RUNS }, () => load(lambdaBundle.outfile));
-    return {
-      inProcess,
-      http,
-      coldStart: { runs: RUNS, modelMs: median(modelRuns), modelBytes: modelBundle.bytes, lambdaMs: median(lambdaRuns), lambdaBytes: lambdaBundle.bytes },
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const RUNS = 10;
+  const env = { AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'classify' };
+  const modelLoad = await measureBundleLoad('shared/classifiers/default.ts', { runs: RUNS, env });
+  const lambdaLoad = await measureBundleLoad('functions/classify/index.ts', { runs: RUNS, env });
+  return {
+    inProcess,
+    http,
+    coldStart: { runs: RUNS, modelMs: modelLoad.loadMs, modelBytes: modelLoad.bytes, lambdaMs: lambdaLoad.loadMs, lambdaBytes: lambdaLoad.bytes },
+  };
 }

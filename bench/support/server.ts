@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 export interface BenchServer {
   url: string;
+  /** The server's data directory (its SQLite file is memory.db there). */
+  dataDir: string;
   /** The first key of the fresh data directory's default tenant. */
   key: string;
   /** Stops the server and removes its data directory. */
@@ -35,27 +37,24 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   try {
     const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
       let out = '';
-      server.stdout!.on('data', (chunk: Buffer) => {
+      const read = (chunk: Buffer) => {
         out += chunk.toString();
         const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
         const key = /(mem_[A-Za-z0-9_-]+)/.exec(out)?.[1];
-        if (url && key) resolve({ url, key });
-      });
+        if (url && key) {
+          // From here on the server's stdout (its metrics lines) is drained unread, so that reading it costs
+          // the load generator nothing.
+          server.stdout!.off('data', read);
+          server.stdout!.resume();
+          resolve({ url, key });
+        }
+      };
+      server.stdout!.on('data', read);
       server.once('exit', () => reject(new Error('the server exited before it listened')));
     });
-    return { url, key, stop };
+    return { url, key, dataDir, stop };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-/** The value at the p-th percentile (0–100) of ascending values, by the nearest-rank method. */
-export function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-/** The median of unsorted values. */
-export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
 }

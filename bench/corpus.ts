@@ -1,0 +1,991 @@
+/**
+ * The benchmark's corpus: a deterministic, streaming generator of agent memories that read like the real
+ * thing, and the search workload that goes with it. Same `records` and `seed`, same corpus, byte for byte.
+ *
+ * - Tenants of very different sizes (half the records down to half a percent), each with a domain
+ *   (support, sales, engineering, a clinic, a personal assistant) whose nouns, agents and clients it uses.
+ * - All six types, each with its own title and body templates ("Decided to …", "Follow up with … about …").
+ * - Every slot draws its word from a list ranked by frequency with Zipf's law (s = 1), so a few words are
+ *   everywhere and most are rare; made-up code names and ticket numbers give the long tail of words that
+ *   occur only a handful of times, as names do in real notes.
+ * - Titles of 5 to 25 words; bodies of 50 bytes to 8 KiB, log-normal (median about 300 bytes).
+ *
+ * Records are drawn one at a time from one seeded PRNG, so `queryWorkload` can read the start of the very
+ * corpus a run writes (up to 50 000 records) and build its queries from words that are certain to occur.
+ */
+import type { RecordInput, RecordType } from '../shared/domain/record.js';
+import type { RecallQuery } from '../shared/domain/schemas.js';
+import { ENGLISH_STOP_WORDS } from '../shared/domain/stop-words.js';
+
+export interface CorpusOptions {
+  records: number;
+  seed?: number;
+}
+
+/** The field a tenant works in, which picks its nouns, phrases and agent names. */
+export type Domain = 'support' | 'sales' | 'engineering' | 'health' | 'personal';
+
+export interface TenantSpec {
+  name: string;
+  /** The fraction of the corpus' records that belong to the tenant. */
+  share: number;
+  /** How many distinct agents write its records. */
+  agents: number;
+  /** How many distinct clients its records name. */
+  clients: number;
+  domain: Domain;
+}
+
+export interface CorpusRecord {
+  tenant: string;
+  record: RecordInput;
+}
+
+export const QUERY_KINDS = [
+  'one-word',
+  'multi-word',
+  'phrase',
+  'filter-agent',
+  'filter-type',
+  'filter-since',
+  'no-q',
+  'common-words',
+  'rare-words',
+] as const;
+export type QueryKind = (typeof QUERY_KINDS)[number];
+
+export interface BenchQuery {
+  kind: QueryKind;
+  tenant: string;
+  query: RecallQuery;
+}
+
+export const DEFAULT_SEED = 20_260_520;
+
+/** The body sizes the generator keeps to (UTF-8 bytes). */
+export const BODY_BYTES = { min: 50, max: 8192 } as const;
+/** The title lengths the generator keeps to (words separated by single spaces). */
+export const TITLE_WORDS = { min: 5, max: 25 } as const;
+
+const TENANT_PLAN: { name: string; share: number; domain: Domain; clientsPerRoot: number }[] = [
+  { name: 'northwind-support', share: 0.5, domain: 'support', clientsPerRoot: 2 },
+  { name: 'bluepeak-sales', share: 0.25, domain: 'sales', clientsPerRoot: 3 },
+  { name: 'initech-engineering', share: 0.12, domain: 'engineering', clientsPerRoot: 0.4 },
+  { name: 'riverside-clinic', share: 0.08, domain: 'health', clientsPerRoot: 1 },
+  { name: 'hearth-assistant', share: 0.045, domain: 'personal', clientsPerRoot: 0.2 },
+  { name: 'solo-dev', share: 0.005, domain: 'engineering', clientsPerRoot: 0.3 },
+];
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/** The tenants of a corpus: six, from half the records down to half a percent; agents and clients grow with size. */
+export function tenantsFor(options: CorpusOptions): TenantSpec[] {
+  return TENANT_PLAN.map(({ name, share, domain, clientsPerRoot }) => {
+    const root = Math.sqrt(share * options.records);
+    return {
+      name,
+      share,
+      domain,
+      agents: clamp(Math.round(root / 2), 2, 300),
+      clients: clamp(Math.round(root * clientsPerRoot), 1, 2000),
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Randomness: one seeded stream, never Math.random.
+
+type Rng = () => number;
+
+// Bound once: inside a vm context (Jest), every read of a global such as `Math` goes through a slow
+// interceptor, which made the generator five times slower there.
+const { imul, floor } = Math;
+
+/** mulberry32: a small, fast 32-bit PRNG, uniform in [0, 1). */
+function mulberry32(seed: number): Rng {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = imul(a ^ (a >>> 15), 1 | a);
+    t = (t + imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal draw (Box–Muller). */
+function normal(rng: Rng): number {
+  return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+}
+
+/**
+ * Draws items by rank with Zipf's law: the item of rank k (from 1) with weight 1 / k^s. Walker's alias
+ * method makes a draw O(1) from one uniform number, which matters at millions of draws per second.
+ */
+class Zipf<T> {
+  private readonly threshold: Float64Array;
+  private readonly alias: Uint32Array;
+
+  constructor(
+    readonly items: readonly T[],
+    s = 1,
+  ) {
+    const n = items.length;
+    if (n === 0) throw new Error('Zipf needs at least one item');
+    const weights = Array.from({ length: n }, (_, k) => 1 / (k + 1) ** s);
+    const total = weights.reduce((a, b) => a + b, 0);
+    const scaled = weights.map((w) => (w * n) / total);
+    this.threshold = new Float64Array(n).fill(1);
+    this.alias = new Uint32Array(n).map((_, i) => i);
+    const small = scaled.flatMap((p, i) => (p < 1 ? [i] : []));
+    const large = scaled.flatMap((p, i) => (p >= 1 ? [i] : []));
+    while (small.length > 0 && large.length > 0) {
+      const lo = small.pop()!;
+      const hi = large.at(-1)!;
+      this.threshold[lo] = scaled[lo]!;
+      this.alias[lo] = hi;
+      scaled[hi] = scaled[hi]! + scaled[lo]! - 1;
+      if (scaled[hi]! < 1) small.push(large.pop()!);
+    }
+  }
+
+  pick(rng: Rng): T {
+    const x = rng() * this.threshold.length;
+    const i = floor(x);
+    return this.items[x - i < this.threshold[i]! ? i : this.alias[i]!]!;
+  }
+}
+
+const pickOne = <T>(items: readonly T[], rng: Rng): T => items[floor(rng() * items.length)]!;
+
+// ---------------------------------------------------------------------------------------------------------
+// Words and templates, compiled once from VOCABULARY (at the end of this file) on first use.
+
+interface Verb {
+  base: string;
+  past: string;
+  ing: string;
+  s: string;
+}
+
+const SLOTS = ['n', 'ns', 'd', 'ds', 'cn', 'v', 'vd', 'vg', 'vs', 'a', 'p', 'c', 't', 'w', 'city', 'period', 'num', 'amt', 'pct', 'id', 'ver', 'code'] as const;
+type Slot = (typeof SLOTS)[number];
+/** A template: literal text and slot numbers (indexes into SLOTS), in order. */
+type Template = (string | number)[];
+
+const plural = (noun: string) =>
+  /(s|x|z|ch|sh)$/.test(noun) ? `${noun}es` : /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
+
+/** "base" or "base:past" or "base:past:ing"; what is left out follows the regular rules. */
+function verb(spec: string): Verb {
+  const [base, past, ing] = spec.split(':') as [string, string?, string?];
+  const regularPast = base.endsWith('e') ? `${base}d` : /[^aeiou]y$/.test(base) ? `${base.slice(0, -1)}ied` : `${base}ed`;
+  const regularIng = base.endsWith('ie') ? `${base.slice(0, -2)}ying` : /[^e]e$/.test(base) ? `${base.slice(0, -1)}ing` : `${base}ing`;
+  return { base, past: past ?? regularPast, ing: ing ?? regularIng, s: plural(base) };
+}
+
+/** "noun" or "noun:plural". */
+function noun(spec: string): [string, string] {
+  const [singular, irregular] = spec.split(':') as [string, string?];
+  return [singular, irregular ?? plural(singular)];
+}
+
+const words = (list: string) => [...new Set(list.trim().split(/\s+/))];
+/** Noun and verb specs, each word once: the first spec of a word wins, as it holds any irregular form. */
+function specs(list: string): string[] {
+  const seen = new Set<string>();
+  return words(list).filter((spec) => {
+    const word = spec.split(':')[0]!;
+    if (seen.has(word)) return false;
+    seen.add(word);
+    return true;
+  });
+}
+/** Lists whose entries hold spaces ("dark mode") are written one entry per line, or separated by commas. */
+const entries = (list: string) => [...new Set(list.split(/[,\n]/).map((s) => s.trim()).filter((s) => s !== ''))];
+
+function compile(template: string): Template {
+  const parts: Template = [];
+  for (const [i, piece] of template.split(/\{(\w+)\}/).entries()) {
+    if (i % 2 === 0) {
+      if (piece !== '') parts.push(piece);
+      continue;
+    }
+    const slot = SLOTS.indexOf(piece as Slot);
+    if (slot < 0) throw new Error(`unknown slot {${piece}} in "${template}"`);
+    parts.push(slot);
+  }
+  return parts;
+}
+
+interface DomainWords {
+  nouns: Zipf<[string, string]>;
+  compounds: Zipf<string>;
+  roles: string[];
+}
+
+interface Compiled {
+  nouns: Zipf<[string, string]>;
+  compounds: Zipf<string>;
+  verbs: Zipf<Verb>;
+  adjectives: Zipf<string>;
+  persons: Zipf<string>;
+  tools: Zipf<string>;
+  cities: Zipf<string>;
+  when: Zipf<string>;
+  syllables: string[];
+  clientFirst: string[];
+  clientSecond: string[];
+  domains: Record<Domain, DomainWords>;
+  titles: Record<RecordType, Template[]>;
+  bodies: Record<RecordType, Template[]>;
+  generic: Template[];
+  tails: Template[];
+  metadataSources: string[];
+  types: Zipf<RecordType>;
+}
+
+let compiled: Compiled | undefined;
+
+function vocabulary(): Compiled {
+  if (compiled) return compiled;
+  const v = VOCABULARY;
+  const templates = (list: readonly string[]) => list.map(compile);
+  const perType = (lists: Record<RecordType, readonly string[]>) =>
+    Object.fromEntries(Object.entries(lists).map(([type, list]) => [type, templates(list)])) as Record<RecordType, Template[]>;
+  compiled = {
+    nouns: new Zipf(specs(v.nouns).map(noun)),
+    compounds: new Zipf(entries(v.compounds)),
+    verbs: new Zipf(specs(v.verbs).map(verb)),
+    adjectives: new Zipf(words(v.adjectives)),
+    persons: new Zipf(words(v.persons)),
+    tools: new Zipf(words(v.tools)),
+    cities: new Zipf(entries(v.cities)),
+    when: new Zipf(entries(v.when)),
+    syllables: words(v.syllables),
+    clientFirst: words(v.clientFirst),
+    clientSecond: words(v.clientSecond),
+    domains: Object.fromEntries(
+      Object.entries(v.domains).map(([domain, d]) => [
+        domain,
+        { nouns: new Zipf(specs(d.nouns).map(noun)), compounds: new Zipf(entries(d.compounds)), roles: words(d.roles) },
+      ]),
+    ) as Record<Domain, DomainWords>,
+    titles: perType(v.titles),
+    bodies: perType(v.bodies),
+    generic: templates(v.generic),
+    tails: templates(v.tails),
+    metadataSources: words(v.metadataSources),
+    // Notes of fact and conversation dominate what agents write; signals are the rarest.
+    types: new Zipf<RecordType>(['fact', 'exchange', 'open_item', 'decision', 'deliverable', 'signal'], 0.7),
+  };
+  return compiled;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The generator.
+
+/** What one record's slots draw from: its tenant's words, and its own client when it has one. */
+interface Context {
+  rng: Rng;
+  words: Compiled;
+  domain: DomainWords;
+  clients: Zipf<string>;
+  client: string | null;
+}
+
+const PERIODS = ['week', 'month', 'quarter', 'year', 'sprint', 'day'];
+const ID_PREFIXES = ['#', 'INC-', 'PO-', 'TKT-', 'CASE-'];
+const ID_TEMPLATE = compile('{id}');
+
+/** 12345 as "12,345" (toLocaleString is far slower, and this runs millions of times). */
+function thousands(n: number): string {
+  const digits = String(n);
+  let out = '';
+  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits[i];
+  return out;
+}
+
+function slotValue(slot: number, ctx: Context): string {
+  const { rng, words } = ctx;
+  switch (SLOTS[slot]) {
+    case 'n':
+      return (rng() < 0.3 ? ctx.domain.nouns : words.nouns).pick(rng)[0];
+    case 'ns':
+      return (rng() < 0.3 ? ctx.domain.nouns : words.nouns).pick(rng)[1];
+    case 'd':
+      return ctx.domain.nouns.pick(rng)[0];
+    case 'ds':
+      return ctx.domain.nouns.pick(rng)[1];
+    case 'cn':
+      return (rng() < 0.5 ? ctx.domain.compounds : words.compounds).pick(rng);
+    case 'v':
+      return words.verbs.pick(rng).base;
+    case 'vd':
+      return words.verbs.pick(rng).past;
+    case 'vg':
+      return words.verbs.pick(rng).ing;
+    case 'vs':
+      return words.verbs.pick(rng).s;
+    case 'a':
+      return words.adjectives.pick(rng);
+    case 'p':
+      return words.persons.pick(rng);
+    case 'c':
+      return ctx.client ?? ctx.clients.pick(rng);
+    case 't':
+      return words.tools.pick(rng);
+    case 'w':
+      return words.when.pick(rng);
+    case 'city':
+      return words.cities.pick(rng);
+    case 'period':
+      return pickOne(PERIODS, rng);
+    case 'num':
+      return String(2 + Math.floor(rng() * rng() * 60));
+    case 'amt': {
+      const amount = Math.round(Math.exp(3 + rng() * 8));
+      return rng() < 0.8 ? `$${thousands(amount)}` : `€${amount}`;
+    }
+    case 'pct':
+      return `${1 + Math.floor(rng() * 60)}%`;
+    case 'id':
+      return `${pickOne(ID_PREFIXES, rng)}${10_000 + Math.floor(rng() * 90_000)}`;
+    case 'ver':
+      return `v${1 + Math.floor(rng() * 4)}.${Math.floor(rng() * 13)}`;
+    case 'code': {
+      // Made-up names: 40^3 combinations, so most occur a handful of times even in a million records.
+      const s = words.syllables;
+      const name = pickOne(s, rng) + pickOne(s, rng) + pickOne(s, rng);
+      return name.charAt(0).toUpperCase() + name.slice(1);
+    }
+    default:
+      throw new Error(`unknown slot ${slot}`);
+  }
+}
+
+function fill(template: Template, ctx: Context): string {
+  let out = '';
+  for (const part of template) out += typeof part === 'string' ? part : slotValue(part, ctx);
+  return out;
+}
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const wordCount = (s: string) => {
+  let n = 1;
+  for (let i = s.indexOf(' '); i >= 0; i = s.indexOf(' ', i + 1)) n++;
+  return n;
+};
+
+function makeTitle(type: RecordType, ctx: Context): string {
+  const { rng, words } = ctx;
+  const target = clamp(Math.round(Math.exp(Math.log(9) + 0.4 * normal(rng))), TITLE_WORDS.min, TITLE_WORDS.max);
+  let title = fill(pickOne(words.titles[type], rng), ctx);
+  let count = wordCount(title);
+  // Whole tails only, so a title never stops mid-clause; it ends short of the target rather than over it.
+  while (count < target) {
+    const tail = fill(pickOne(words.tails, rng), ctx);
+    const more = wordCount(tail) - 1;
+    if (count + more > TITLE_WORDS.max || (count + more > target && count >= TITLE_WORDS.min)) break;
+    title += tail;
+    count += more;
+  }
+  return capitalize(title);
+}
+
+/** Sentences are added whole while they fit the drawn length; a body is never cut mid-sentence. */
+function makeBody(type: RecordType, ctx: Context): string {
+  const { rng, words } = ctx;
+  const target = clamp(Math.round(Math.exp(Math.log(300) + 1.0 * normal(rng))), BODY_BYTES.min, BODY_BYTES.max);
+  let body = capitalize(fill(pickOne(words.bodies[type], rng), ctx));
+  for (;;) {
+    const sentence = capitalize(fill(rng() < 0.45 ? pickOne(words.bodies[type], rng) : pickOne(words.generic, rng), ctx));
+    if (body.length + 1 + sentence.length > target && body.length >= BODY_BYTES.min) break;
+    body += (rng() < 0.08 ? '\n\n' : ' ') + sentence;
+  }
+  // Names and prices carry a few multi-byte characters, and the limit is in bytes: drop whole sentences.
+  while (Buffer.byteLength(body, 'utf8') > BODY_BYTES.max) {
+    const end = body.lastIndexOf('. ', body.length - 2);
+    body = end > 0 ? body.slice(0, end + 1) : body.slice(0, BODY_BYTES.max / 4);
+  }
+  return body;
+}
+
+function makeMetadata(ctx: Context): Record<string, unknown> {
+  const { rng, words } = ctx;
+  const metadata: Record<string, unknown> = { source: words.metadataSources[Math.floor(rng() * rng() * words.metadataSources.length)]! };
+  if (rng() < 0.6) metadata.session_id = `s_${Math.floor(rng() * 2 ** 32).toString(16).padStart(8, '0')}`;
+  if (rng() < 0.4) metadata.turn = 1 + Math.floor(rng() * 40);
+  if (rng() < 0.3) metadata.confidence = Math.round(rng() * 100) / 100;
+  if (rng() < 0.3) metadata.tags = Array.from({ length: 1 + Math.floor(rng() * 3) }, () => ctx.domain.nouns.pick(rng)[0]);
+  if (rng() < 0.1) metadata.links = { ticket: fill(ID_TEMPLATE, ctx), url: `https://example.com/r/${Math.floor(rng() * 1e6)}` };
+  return metadata;
+}
+
+interface TenantState {
+  spec: TenantSpec;
+  domain: DomainWords;
+  agents: Zipf<string>;
+  clients: Zipf<string>;
+}
+
+function tenantStates(options: CorpusOptions, words: Compiled): TenantState[] {
+  return tenantsFor(options).map((spec, t) => {
+    const domain = words.domains[spec.domain];
+    const agents = Array.from({ length: spec.agents }, (_, i) => `${domain.roles[i % domain.roles.length]}-${Math.floor(i / domain.roles.length) + 1}`);
+    // Each tenant walks the name grid from its own offset, so tenants mostly have clients of their own.
+    const { clientFirst: first, clientSecond: second } = words;
+    const clients = Array.from({ length: spec.clients }, (_, i) => {
+      const k = i * 7 + t * 131;
+      return `${first[k % first.length]} ${second[Math.floor(k / first.length + t) % second.length]}`;
+    });
+    return { spec, domain, agents: new Zipf(agents), clients: new Zipf(clients, 0.9) };
+  });
+}
+
+/** The corpus, one record at a time: deterministic for (records, seed), tenants interleaved by their shares. */
+export function* generateCorpus(options: CorpusOptions): Generator<CorpusRecord> {
+  const words = vocabulary();
+  const rng = mulberry32(options.seed ?? DEFAULT_SEED);
+  const tenants = tenantStates(options, words);
+  const cumulative: number[] = [];
+  tenants.reduce((sum, t) => (cumulative.push(sum + t.spec.share), sum + t.spec.share), 0);
+
+  for (let i = 0; i < options.records; i++) {
+    const u = rng() * cumulative.at(-1)!;
+    let t = 0;
+    while (t < tenants.length - 1 && u >= cumulative[t]!) t++;
+    const tenant = tenants[t]!;
+    const type = words.types.pick(rng);
+    const clientDraw = rng();
+    const ctx: Context = { rng, words, domain: tenant.domain, clients: tenant.clients, client: clientDraw < 0.55 ? tenant.clients.pick(rng) : null };
+    const record: RecordInput = { agent_id: tenant.agents.pick(rng), type, title: makeTitle(type, ctx), body: makeBody(type, ctx) };
+    if (ctx.client !== null) record.client = ctx.client;
+    else if (clientDraw < 0.58) record.client = null; // some callers send an explicit null
+    if (rng() < 0.35) record.metadata = makeMetadata(ctx);
+    yield { tenant: tenant.spec.name, record };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The search workload.
+
+/** How many records of the corpus' start the workload reads to find words that occur. */
+const WORKLOAD_SCAN = 50_000;
+/** How much of a body the workload reads: the start of a note is what a person remembers. */
+const BODY_HEAD = 300;
+/** How many records per tenant the workload keeps to draw queries from. */
+const SAMPLE_PER_TENANT = 1000;
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const NON_WORD = /[^\p{L}\p{N}\p{M}]+/u;
+const LETTERS = /^\p{L}+$/u;
+/** Words nobody searches for although they are not stop words to the engine. */
+const FUNCTION_WORDS = new Set(
+  words(`
+    about after again also any because been before being both can could did does each from had has have her here him
+    his how its just more most much our out over own same she should some than them very were what when where which
+    while who why would you your yet via per they'd usually again still only every this`),
+);
+const isContent = (w: string) => w.length >= 3 && LETTERS.test(w) && !ENGLISH_STOP_WORDS.has(w) && !FUNCTION_WORDS.has(w);
+
+/** The words of a text a person might search for: lower-cased, split as the service splits, no stop or function words. */
+function contentWords(text: string): string[] {
+  return text.toLowerCase().split(NON_WORD).filter(isContent);
+}
+
+/** Pairs of content words that stand side by side, separated by one space, as a quoted phrase matches them. */
+function adjacentPairs(text: string): [string, string][] {
+  const lower = text.toLowerCase();
+  const pairs: [string, string][] = [];
+  let previous: { word: string; end: number } | null = null;
+  for (const m of lower.matchAll(WORD)) {
+    const word = m[0];
+    const content = isContent(word);
+    if (content && previous !== null && previous.end + 1 === m.index && lower[previous.end] === ' ') pairs.push([previous.word, word]);
+    previous = content ? { word, end: m.index + word.length } : null;
+  }
+  return pairs;
+}
+
+interface Sample {
+  agent_id: string;
+  type: RecordType;
+  client: string | null;
+  /** The title, and the start of the body: the words a person remembers of a note. */
+  text: string;
+}
+
+interface TenantProfile {
+  samples: Sample[];
+  counts: Map<string, number>;
+}
+
+function profileTenants(options: CorpusOptions, rng: Rng): Map<string, TenantProfile> {
+  const profiles = new Map<string, TenantProfile>();
+  const seen = new Map<string, number>();
+  let read = 0;
+  for (const { tenant, record } of generateCorpus(options)) {
+    if (read++ === WORKLOAD_SCAN) break;
+    let profile = profiles.get(tenant);
+    if (!profile) profiles.set(tenant, (profile = { samples: [], counts: new Map() }));
+    // Counting the title and the start of the body is enough to know which words occur, at a third of the cost.
+    const cut = record.body.length <= BODY_HEAD ? record.body.length : record.body.lastIndexOf(' ', BODY_HEAD);
+    const head = `${record.title}\n${record.body.slice(0, cut)}`; // a new line, so no phrase spans the two
+    for (const w of contentWords(head)) profile.counts.set(w, (profile.counts.get(w) ?? 0) + 1);
+    // Reservoir sampling keeps an even sample of the tenant's records, however many there are.
+    const n = (seen.get(tenant) ?? 0) + 1;
+    seen.set(tenant, n);
+    const slot = n <= SAMPLE_PER_TENANT ? n - 1 : Math.floor(rng() * n);
+    if (slot < SAMPLE_PER_TENANT) {
+      const text = rng() < 0.7 ? record.title : head;
+      profile.samples[slot] = { agent_id: record.agent_id, type: record.type, client: record.client ?? null, text };
+    }
+  }
+  return profiles;
+}
+
+/** The start of the previous UTC day: every record a run has just written is on or after it. */
+function startOfYesterdayUtc(now = new Date()): string {
+  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1));
+  return day.toISOString().slice(0, 10);
+}
+
+/**
+ * The searches of the benchmark, `perKind` of each kind, spread evenly over the tenants (so the tiny tenant
+ * is measured too, not only in proportion to its size). Deterministic for (records, seed, since). Each
+ * query is built from words that occur in its tenant's records: words and phrases of a sampled record,
+ * the tenant's most frequent words, and its rarest (code names, tail words) for the rare kind.
+ *
+ * `since` is the bound of the `filter-since` queries. The service stamps `created_at` itself at write
+ * time, so no date inside the corpus is known in advance; the default, the start of yesterday (UTC),
+ * keeps every record a run writes within a day, even across midnight. A runner that wants a selective
+ * bound passes an instant from the middle of its load.
+ */
+export function queryWorkload(options: CorpusOptions, perKind: number, settings: { since?: string } = {}): BenchQuery[] {
+  const rng = mulberry32((options.seed ?? DEFAULT_SEED) ^ 0x5eed_cafe);
+  const profiles = profileTenants(options, rng);
+  const tenants = tenantsFor(options).filter((t) => profiles.has(t.name));
+  const since = settings.since ?? startOfYesterdayUtc();
+  const limit = () => (rng() < 0.8 ? 20 : pickOne([5, 10, 50, 100], rng));
+  const ranked = new Map(
+    [...profiles].map(([name, p]) => [name, [...p.counts].filter(([w]) => w.length >= 4).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))]),
+  );
+
+  const queries: BenchQuery[] = [];
+  for (const kind of QUERY_KINDS) {
+    for (let i = 0; i < perKind && tenants.length > 0; i++) {
+      const tenant = tenants[i % tenants.length]!.name;
+      const profile = profiles.get(tenant)!;
+      const sample = pickOne(profile.samples, rng);
+      const ranks = ranked.get(tenant)!;
+      const found = contentWords(sample.text);
+      const sampleWords = found.length > 0 ? found : [ranks[0]![0]];
+      const word = () => pickOne(sampleWords, rng);
+      const distinct = (n: number) => [...new Set(Array.from({ length: n }, word))].join(' ');
+      let query: RecallQuery;
+      switch (kind) {
+        case 'one-word':
+          query = { q: word() };
+          break;
+        case 'multi-word':
+          query = { q: distinct(2 + Math.floor(rng() * 3)) };
+          break;
+        case 'phrase': {
+          // The first sampled record, from a random start, whose text has two content words side by side.
+          const start = Math.floor(rng() * profile.samples.length);
+          let pairs: [string, string][] = [];
+          for (let k = 0; k < profile.samples.length && pairs.length === 0; k++) {
+            pairs = adjacentPairs(profile.samples[(start + k) % profile.samples.length]!.text);
+          }
+          const [a, b] = pairs.length > 0 ? pickOne(pairs, rng) : [word(), word()];
+          const extra = sampleWords.filter((w) => w !== a && w !== b);
+          query = { q: rng() < 0.75 || extra.length === 0 ? `"${a} ${b}"` : `"${a} ${b}" ${pickOne(extra, rng)}` };
+          break;
+        }
+        case 'filter-agent':
+          query = { q: distinct(1 + Math.floor(rng() * 2)), agent_id: sample.agent_id };
+          break;
+        case 'filter-type':
+          query = { q: distinct(1 + Math.floor(rng() * 2)), type: sample.type };
+          break;
+        case 'filter-since':
+          query = { q: distinct(1 + Math.floor(rng() * 2)), since };
+          break;
+        case 'no-q': {
+          const variant = i % 4;
+          query = variant === 1 ? { agent_id: sample.agent_id } : variant === 2 ? { type: sample.type } : variant === 3 && sample.client !== null ? { client: sample.client } : {};
+          break;
+        }
+        case 'common-words': {
+          const top = ranks.slice(0, 20);
+          query = { q: [...new Set(Array.from({ length: 2 + Math.floor(rng() * 2) }, () => pickOne(top, rng)[0]))].join(' ') };
+          break;
+        }
+        case 'rare-words': {
+          // The tenant's least frequent words: once or twice in the part read, a handful in a large corpus.
+          // Every word as rare as the 5 % least frequent, so that ties are not broken by the alphabet.
+          const bound = ranks[Math.max(0, ranks.length - Math.max(20, Math.floor(ranks.length * 0.05)))]![1];
+          const tail = ranks.filter(([, count]) => count <= bound);
+          query = { q: [...new Set(Array.from({ length: rng() < 0.7 ? 1 : 2 }, () => pickOne(tail, rng)[0]))].join(' ') };
+          break;
+        }
+      }
+      queries.push({ kind, tenant, query: { ...query, limit: limit() } });
+    }
+  }
+  return queries;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The vocabulary. Each list is in rough order of frequency, most common first: the order is the Zipf rank.
+// Nouns are "singular" or "singular:plural"; verbs "base", "base:past" or "base:past:ing".
+
+const VOCABULARY = {
+  nouns: `
+    user team customer meeting report project issue account order invoice email call week update request plan note
+    change review budget price contract policy process data:data file document version release feature error test
+    server service system vendor manager engineer owner admin task item list schedule calendar deadline goal target
+    number total cost fee rate discount margin revenue deal forecast quarter morning afternoon evening weekend trip
+    booking table room office laptop phone screen app website page dashboard login password access permission role
+    setting preference option mode theme language format template draft summary outline agenda slide deck proposal
+    brief spec design mockup prototype feedback:feedback comment question answer reply message thread chat channel
+    notification alert reminder warning backup upgrade patch fix workaround script job queue worker region bucket key
+    token certificate domain network endpoint integration webhook plugin library package dependency framework tool
+    workflow step stage phase milestone backlog story roadmap strategy priority risk blocker reason alternative
+    tradeoff requirement constraint limit threshold capacity usage:usage load traffic:traffic speed memory storage:storage
+    cache index query result entry field column schema model dataset:datasets sample experiment survey interview study
+    analysis:analyses insight trend pattern habit routine mood tone concern complaint praise:praise refund shipment
+    delivery address warehouse inventory stock product catalog category brand campaign launch event webinar conference
+    workshop training course lesson session hire candidate offer salary bonus objective headcount contractor agency
+    consultant lawyer accountant insurance:insurance claim bill statement balance loan tax receipt expense card bank
+    transfer subscription tier license seat renewal cancellation lead prospect demo trial pilot rollout adoption
+    engagement satisfaction score rating sentiment spreadsheet folder link attachment signature approval invitation
+    calendar event venue menu dinner lunch breakfast coffee snack gift holiday vacation birthday anniversary school
+    teacher doctor dentist appointment prescription pharmacy gym workout run:runs walk diet recipe grocery:groceries
+    car garage repair mechanic apartment lease landlord rent utility internet printer monitor keyboard headset camera
+    microphone charger cable battery warranty manual guide checklist handbook wiki article blog post newsletter podcast
+    video recording transcript translation timezone deadline estimate quote baseline benchmark target trend outlier
+    spike dip peak average median percentile sprint standup retro demo handoff escalation complaint survey response
+    partner supplier distributor reseller investor board founder director intern mentor colleague neighbour friend
+    family sister brother parent child:children kid partner spouse dog cat plant garden kitchen bathroom roof window
+    door lock alarm sensor thermostat heater boiler freezer fridge oven washer dryer couch mattress chair desk lamp
+  `,
+  compounds: `
+    dark mode, action item, due date, release notes, status page, root cause, credit card, phone number, time zone,
+    meeting notes, expense report, board meeting, code review, kickoff meeting, quarterly report, annual plan,
+    travel budget, performance review, team offsite, product roadmap, user interview, free trial, data export,
+    password reset, mailing list, price increase, renewal date, purchase order, payment plan, support ticket,
+    error rate, test suite, load balancer, feature flag, customer success, service level, cost estimate, weekly sync,
+    project plan, launch date, sales call, status update, budget review, design review, hiring plan, org chart,
+    shipping address, billing address, home office, parking spot, lunch order, team dinner, holiday party,
+    email thread, slide deck, style guide, brand guidelines, landing page, signup flow, onboarding checklist
+  `,
+  verbs: `
+    update send:sent review check fix deploy ship:shipped:shipping share schedule book cancel confirm approve reject
+    sign renew move migrate upgrade test build:built release merge close open assign escalate resolve reply ask answer
+    call email remind follow track monitor measure analyze compare estimate plan:planned:planning draft write:wrote
+    edit publish present prepare organize order buy:bought pay:paid refund invoice charge transfer:transferred:transferring
+    archive delete restore export import sync connect configure install enable disable reset:reset:resetting rotate
+    revoke grant request submit:submitted:submitting file report log:logged:logging record document summarize discuss
+    negotiate agree decide choose:chose prefer:preferred:preferring pick switch change replace remove add extend reduce
+    increase lower raise delay postpone reschedule expedite prioritize investigate debug profile optimize refactor
+    rename clean automate integrate validate verify audit benchmark train tune label classify sort filter search index
+    cache load save store upload download print scan:scanned:scanning drop:dropped:dropping stop:stopped:stopping
+    run:ran:running take:took give:gave make:made find:found keep:kept meet:met tell:told bring:brought hold:held
+    leave:left lose:lost spend:spent forget:forgot:forgetting get:got:getting put:put:putting read:read say:said
+    see:saw:seeing begin:began:beginning sell:sold feel:felt think:thought chat:chatted:chatting flag:flagged:flagging
+    tag:tagged:tagging pin:pinned:pinning map:mapped:mapping plug:plugged:plugging skip:skipped:skipping
+    commit:committed:committing refer:referred:referring swap:swapped:swapping wrap:wrapped:wrapping trim:trimmed:trimming
+    handle notify apply copy clarify cover cook clean visit attend host join invite welcome thank praise apologize
+    complain worry mention note explain describe suggest recommend propose offer accept decline promise expect wait
+    hire onboard train coach mentor interview evaluate rate score rank forecast budget spend allocate approve
+  `,
+  adjectives: `
+    new old current next last previous final open closed pending urgent critical important minor major small large
+    quick slow late early weekly monthly daily annual quarterly internal external public private shared secure stable
+    flaky broken missing duplicate wrong correct manual automatic dark light short long simple complex clear vague
+    positive negative happy unhappy frustrated confused excited worried busy quiet strict flexible expensive cheap
+    free premium basic standard custom default legacy modern remote local global regional mobile offline online
+    detailed rough polished formal casual friendly blunt polite tense calm relaxed anxious eager reluctant skeptical
+    supportive demanding patient impatient generous careful careless consistent inconsistent reliable unreliable
+    healthy sick tired energetic cold warm hot rainy sunny crowded empty noisy vegetarian vegan spicy sweet fresh
+    overdue upcoming recurring outstanding unpaid paid partial complete incomplete blocked unblocked approved rejected
+    draft ready live stale fast heavy tiny huge odd unusual typical rare frequent occasional steady sudden gradual
+  `,
+  persons: `
+    Sarah Alex Maria David Priya James Chen Emma Omar Laura Daniel Aisha Tom Sofia Michael Nina Raj Olivia Marco
+    Hannah Lucas Fatima Ben Grace Kenji Elena Sam Leila Noah Anna Carlos Mia Ahmed Julia Ethan Yuki Zoe Ravi Chloé
+    José Ingrid Kwame Mei Tariq Rosa Felix Amara Viktor Ines Jonas Nadia Hugo Lena Tomás Zoë Søren Björn Lucía
+    Renée François Ngozi Mateo Dara Keiko Arjun Freya Idris Ola Pavel Siobhan Wei Yara Elif Gabriel Hana Ivan Kofi
+    Liam Maya Nico Oren Paolo Quinn Rahul Tara Uma Vera Wanda Xavier Yusuf Zain Bianca Callum Dmitri Esme Farid Gita
+    Hiro Imani Jasper Kai Lars Marisol Niamh Otto Petra Rania Stellan Thea Ugo Valentina Wren Ximena Yosef Zara
+  `,
+  tools: `
+    Slack Jira GitHub Postgres Salesforce HubSpot Stripe Zendesk Notion Excel Zoom Gmail Outlook Figma Confluence
+    Datadog Sentry Grafana Kubernetes Docker Terraform Redis Kafka Snowflake Airflow Tableau Looker QuickBooks Xero
+    Shopify Intercom Linear Asana Trello Okta Twilio Mailchimp Calendly DocuSign Dropbox Teams WhatsApp Airtable Miro
+    Loom Greenhouse Workday Gusto Epic Athena Kareo Expensify Brex Ramp Pipedrive Gong Outreach Segment Amplitude
+    Mixpanel PagerDuty Opsgenie Vercel Netlify Heroku CircleCI Buildkite Vault Cloudflare Fastly
+  `,
+  cities: `
+    Berlin, Lisbon, Austin, Toronto, London, New York, Singapore, Denver, Dublin, Seattle, Madrid, Osaka, Melbourne,
+    Chicago, Bangalore, Nairobi, São Paulo, Kraków, Zürich, Boston, Lagos, Montréal, Paris, Amsterdam, Tokyo, Dubai
+  `,
+  when: `
+    Friday, tomorrow, Monday, end of day, next week, Thursday, Wednesday, Tuesday, end of month, the end of the quarter,
+    Monday morning, next Tuesday, the board meeting, the launch, noon, the 15th, March 3, Q3 close, the renewal,
+    the offsite, year end, the holidays, June 30, the next sprint, the audit, September 1
+  `,
+  syllables: `
+    ka ro vel mi tor an sa ri lo nex qua bel dra fi gor hal is jun kes lum mor nal ori pra quin rho sel tam ula vor
+    wyn xa yel zor bri cal del fen gal hir
+  `,
+  clientFirst: `
+    Northwind Bluepeak Redwood Silverline Ironclad Brightwater Oakridge Summit Harbor Pinecrest Granite Evergreen
+    Lakeside Starlight Clearview Maple Westfield Cobalt Sunrise Highland Riverbend Stonegate Meridian Apex Crescent
+    Horizon Vertex Orchard Beacon Falcon Copper Juniper Atlas Polaris Quarry Willow Canyon Aurora Sterling Keystone
+  `,
+  clientSecond: `
+    Logistics Health Labs Foods Capital Dental Media Energy Robotics Legal Retail Analytics Partners Systems Bakery
+    Studio Freight Insurance Pharma Realty Motors Outfitters Telecom Farms Clinic Software Hotels Airlines Textiles Brewing
+  `,
+  metadataSources: 'chat email slack api voice meeting import crm calendar sms',
+  domains: {
+    support: {
+      nouns: `
+        ticket refund login outage bug subscription plan charge chargeback reset macro queue escalation workaround
+        article reply complaint screenshot browser device crash timeout sync upload export import integration invoice
+        trial cancellation downgrade upgrade seat license migration latency notification password account:accounts
+        permission billing:billing backlog satisfaction:satisfaction survey agent shift handover runbook status
+        incident:incidents ETA apology credit voucher coupon shipment tracking return replacement warranty manual
+      `,
+      compounds: `
+        support ticket, password reset, refund request, billing issue, login problem, first response, response time,
+        help center, known issue, bug report, feature request, service credit, escalation path, satisfaction survey,
+        chat transcript, ticket backlog, account lockout, duplicate charge, order status, return label
+      `,
+      roles: 'support-bot triage-agent helpdesk-assistant inbox-agent escalation-bot billing-helper',
+    },
+    sales: {
+      nouns: `
+        lead prospect pipeline quote proposal demo trial discount renewal contract champion procurement forecast
+        quota territory commission upsell churn opportunity stakeholder budget decision signature legal redline
+        pricing tier seat expansion objection competitor reference case RFP security questionnaire onboarding
+        kickoff invoice PO signoff buyer sponsor executive intro referral webinar event booth conference deal:deals
+        account:accounts region segment persona cadence sequence touchpoint followup meeting:meetings agenda
+      `,
+      compounds: `
+        discovery call, pricing page, master agreement, order form, security review, legal review, close date,
+        decision maker, economic buyer, renewal quote, annual contract, volume discount, pilot program,
+        reference call, sales forecast, win rate, deal desk, mutual plan, budget approval, procurement portal
+      `,
+      roles: 'sales-assistant deal-desk-bot crm-agent outreach-bot forecast-helper renewal-agent',
+    },
+    engineering: {
+      nouns: `
+        deploy pipeline migration schema index cluster latency rollback flag canary endpoint service container build
+        test coverage incident postmortem oncall runbook alert dashboard metric trace log:logs shard replica node
+        region queue consumer producer topic partition lambda function API:APIs SDK client timeout retry:retries
+        throttle quota certificate secret key:keys rotation dependency upgrade library branch commit PR review
+        release tag changelog benchmark regression leak profile heap thread lock deadlock cache eviction
+      `,
+      compounds: `
+        feature flag, load balancer, error budget, error rate, test suite, code review, pull request, release branch,
+        database migration, schema change, cache hit rate, connection pool, memory leak, cold start, build time,
+        incident review, on call rotation, rate limit, canary deploy, blue green deploy, disk usage, query plan
+      `,
+      roles: 'code-agent review-bot deploy-assistant oncall-agent ci-helper docs-bot',
+    },
+    health: {
+      nouns: `
+        patient appointment referral claim denial copay authorization insurance:insurance provider clinic code intake
+        discharge prescription pharmacy lab result visit chart note:notes allergy vaccine screening followup reminder
+        schedule waitlist cancellation noshow deductible coverage:coverage payer EOB statement balance plan form
+        consent record:records transfer specialist physician nurse dentist therapist cardiology dermatology
+        radiology imaging MRI xray bloodwork dosage refill portal message voicemail fax
+      `,
+      compounds: `
+        prior authorization, insurance claim, claim denial, medical records, lab results, new patient, follow up visit,
+        intake form, consent form, billing code, patient portal, annual physical, referral letter, appointment reminder,
+        waiting list, payment plan, out of network, coverage check, discharge summary, prescription refill
+      `,
+      roles: 'front-desk-bot billing-agent scheduling-assistant intake-bot claims-helper portal-agent',
+    },
+    personal: {
+      nouns: `
+        flight hotel dinner reservation gym dentist birthday gift anniversary vacation school pickup grocery:groceries
+        recipe allergy passport visa trip:trips party concert ticket:tickets babysitter plumber electrician rent lease
+        mortgage insurance:insurance car service tire oil license renewal subscription streaming podcast book:books
+        class lesson piano soccer swimming doctor checkup vaccine prescription pharmacy package delivery return
+        wedding invitation rsvp playlist photo:photos album moving movers storage closet garage garden
+      `,
+      compounds: `
+        flight booking, hotel room, dinner reservation, school pickup, birthday gift, grocery list, car service,
+        dentist appointment, passport renewal, travel plans, gym membership, piano lesson, soccer practice,
+        wedding invitation, moving day, window seat, aisle seat, packing list, weekly meal plan, date night
+      `,
+      roles: 'personal-assistant inbox-agent travel-bot family-helper calendar-agent errands-bot',
+    },
+  } satisfies Record<Domain, { nouns: string; compounds: string; roles: string }>,
+  titles: {
+    fact: [
+      'The user prefers {a} {ns} for {cn}',
+      '{p} is the main contact for {ds} at {c}',
+      '{c} runs their {d} on {t}',
+      "{p}'s {cn} is due by {w}",
+      'The {cn} for {c} is {amt} per {period}',
+      '{p} works from {city} and prefers {a} {ns}',
+      'Their {d} team uses {t} for {ns}',
+      '{p} {code} is the new {d} lead at {c}',
+      'The user always wants the {cn} in {t}',
+      '{c} has {num} {ds} on the {a} plan',
+      'User prefers {cn} over {cn}',
+      'The {code} account is managed by {p}',
+    ],
+    decision: [
+      'Decided to {v} the {d} by {w}',
+      'We chose {t} over {t} for the {n}',
+      'Going with the {a} {cn} for {c}',
+      '{p} decided to {v} the {cn} instead of {vg} it',
+      'Agreed to {v} {ns} every {period}',
+      'Chose to {v} the {d} after the {a} {n}',
+      'Moving the {cn} to {t}',
+      'Decision: {v} the {d} and keep the {cn}',
+      'Project {code} will use {t} for {ns}',
+      'We will not {v} the {cn} this {period}',
+    ],
+    exchange: [
+      '{p} asked about the {a} {d}',
+      'User asked how to {v} the {cn} in {t}',
+      'Asked {p} whether {c} can {v} the {d}',
+      '{p} replied that the {cn} is {a}',
+      'Question from {c} about {vg} the {d}',
+      'Explained to {p} why the {n} was {vd}',
+      '{p} wanted to know when the {cn} will be {vd}',
+      'Told {p} the {d} is {a} until {w}',
+      'User asked for the {cn} from {code}',
+    ],
+    deliverable: [
+      'Sent the {cn} to {p} at {c}',
+      'Drafted the {a} {d} plan',
+      'Shipped the {n} fix in {ver}',
+      'Shared the {d} report for {c}',
+      'Finished the {cn} summary for {p}',
+      'Delivered {num} {ds} for the {cn}',
+      'Wrote the {code} {d} proposal',
+      'Published the {a} {cn} in {t}',
+      'Prepared the {cn} deck for {w}',
+    ],
+    open_item: [
+      'Follow up with {p} about the {d}',
+      'Send {c} the revised {cn} by {w}',
+      'Still need to {v} the {d} before {w}',
+      'Waiting on {p} to {v} the {cn}',
+      'Remind {p} to {v} the {n} by {w}',
+      'Pending {d} review for {c}',
+      'Open question on the {cn} for {code}',
+      'Need to {v} the {a} {ds} by {w}',
+      'Blocked: {cn} waiting on {c}',
+    ],
+    signal: [
+      '{p} seems {a} about the {d}',
+      '{c} keeps asking about the {cn}',
+      '{p} tends to {v} {ns} at the last minute',
+      'User gets {a} when the {n} is {a}',
+      '{p} has been slow to answer about the {d}',
+      'Repeated {a} feedback from {c} on {ds}',
+      '{p} sounded {a} on the {cn} call',
+      'Usage of the {d} at {c} dropped {pct} this {period}',
+    ],
+  } satisfies Record<RecordType, string[]>,
+  bodies: {
+    fact: [
+      'The user prefers {a} {ns} and a {a} {cn}.',
+      '{p} is the {a} contact at {c} and owns the {d}.',
+      'Their {d} runs on {t}, with {num} {ds} in {city}.',
+      '{p} lives in {city} and usually starts around nine.',
+      'The {cn} for {c} renews every {period} at {amt}.',
+      'For context, {c} has used {t} since {ver} and likes the {cn}.',
+    ],
+    decision: [
+      'Decided to {v} the {d} instead of {vg} the {n}.',
+      'We chose {t} over {t} because the {n} is {a}.',
+      'Going with the {a} option: {vg} the {cn} by {w}.',
+      '{p} signed off on {vg} the {d}; the {n} stays {a}.',
+      'Agreed to {v} the {cn} by {pct} and revisit next {period}.',
+      'The reason is the {a} {n}; {p} and {p} both agreed.',
+    ],
+    exchange: [
+      '{p} asked whether the {d} could be {vd} by {w}.',
+      'I replied that the {cn} is {a} and {p} would {v} it.',
+      'User asked how to {v} the {n} in {t}; I sent the steps.',
+      'Answered with the steps to {v} the {d} and a link to the {cn}.',
+      '{p} said the {n} is {a} and asked us to {v} the {cn}.',
+      'They asked again about {ds}; I said we would {v} them by {w}.',
+    ],
+    deliverable: [
+      'Sent {p} the {a} {cn} with {num} {ns}.',
+      'Drafted the {d} summary and shared it in {t}.',
+      'Shipped {ver} of the {n} to {c}.',
+      'Attached the {cn} ({num} pages) to {id}.',
+      'Wrote the {a} plan for the {d}, with {num} {ns} and a timeline.',
+      'The {cn} is in the shared folder as {code} {ver}.',
+    ],
+    open_item: [
+      'Follow up with {p} about the {d} by {w}.',
+      'Still waiting on {c} to {v} the {cn}.',
+      'Need to {v} the {n} before {w}; it is blocked on {p}.',
+      'Pending: {vg} the {d} for {c}.',
+      'Promised {p} to {v} the {cn} by {w}.',
+      'Next step is to {v} the {ds}; {p} owns it.',
+    ],
+    signal: [
+      '{p} tends to {v} {ns} late in the day.',
+      '{p} sounded {a} about the {d} again.',
+      'Third time this {period} that {c} asked about the {cn}.',
+      '{p} usually replies within {num} minutes but took {num} days this time.',
+      'Noticed {p} avoids {vg} the {n} when {p} is around.',
+      'Could mean {c} is looking at {t} instead of us.',
+    ],
+  } satisfies Record<RecordType, string[]>,
+  generic: [
+    '{p} mentioned that the {n} for {c} is still {a}.',
+    'The {cn} was {vd} last {period} after {p} {vd} the {n}.',
+    'We use {t} for the {n} and {t} for {ns}.',
+    'Total so far is {amt} across {num} {ns}.',
+    'See {id} for the {a} {n} history.',
+    '{p} wants the {d} {vd} before {w}.',
+    'It took {num} days to {v} the {d}, mostly because of the {a} {n}.',
+    'The {d} changed by {pct} since last {period}.',
+    'Notes from the call — {p} will {v} the {cn} and {p} will {v} the {d}.',
+    'The {d} in {t} shows {num} {a} {ns}.',
+    'Nothing else changed on the {n} side.',
+    'Version {ver} of the {n} fixes the {a} {d}.',
+    '{p} from {c} said the {ns} look {a} now.',
+    'Budget for the {cn} is {amt}, about {pct} over plan.',
+    'The {a} {n} only happens when the {d} is {a}.',
+    '{p} {vs} the {cn} every {period} and {vs} the {ds} in {t}.',
+    'Related: {id} and the {code} {d}.',
+    'If the {n} is {a} again, {v} the {d} and tell {p}.',
+    'Last {period} the {cn} was {a}; this {period} it looks {a}.',
+    'Logged in {t} under {id}.',
+    '{c} is based in {city} and has {num} people on the {d}.',
+    'The {a} part is the {cn}, which depends on the {n}.',
+    'Keep an eye on the {ds} until {w}.',
+    'Original message: "please {v} the {cn} and {v} the {n}".',
+  ],
+  tails: [
+    ' for {c}',
+    ' before the {cn}',
+    ' after the {cn}',
+    ' because the {n} was {a}',
+    ' with {p}',
+    ' in {t}',
+    ' so the {d} stays {a}',
+    ' until {w}',
+    ' and the {a} {d}',
+    ', per {p}',
+    ' ahead of the {cn}',
+    ' on the {code} account',
+  ],
+};

@@ -1,0 +1,184 @@
+/**
+ * `npm run bench`: the whole benchmark on this machine, in one run. Writes bench/results/<date>.json and
+ * docs/benchmarks.md (docs/benchmarks.md only for a full run). Options:
+ *   --quick        about a minute: 5 000 records, fewer searches
+ *   --records N    the corpus size of a full run (default 100 000; 1 000 000 works)
+ *   --peers        PostgreSQL 15 side by side (installed from Debian's packages if it is missing)
+ *   --seed S       another corpus
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
+import { parseQuery } from '../shared/domain/query-parse.js';
+import { parseSince } from '../shared/domain/since.js';
+import { MemoryClient } from '../sdk/src/index.js';
+import { measureColdStarts } from './cold-start.js';
+import { DEFAULT_SEED, generateCorpus, queryWorkload, tenantsFor, type CorpusOptions } from './corpus.js';
+import { startPostgres, type PostgresPeer } from './peers/postgres.js';
+import { scoreSet, loadThroughApi, type QualityResult } from './quality/score.js';
+import { agentMemory, cranfield, type QualitySet } from './quality/sets.js';
+import { evaluateGoals, markdownReport, type BenchResults } from './report.js';
+import { runSearches, queryString, type SearchRun } from './steps/searches.js';
+import { loadCorpus } from './steps/writes.js';
+import { note, progress } from './support/progress.js';
+import { replaceGeneratedSection } from './support/doc-section.js';
+import { BenchHttp } from './support/http.js';
+import { startBenchServer } from './support/server.js';
+import { createTenant, type BenchTenant } from './support/tenants.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    records: { type: 'string' },
+    peers: { type: 'boolean', default: false },
+    seed: { type: 'string' },
+  },
+});
+const quick = values.quick!;
+const corpusOptions: CorpusOptions = { records: Number(values.records ?? (quick ? 5_000 : 100_000)), seed: Number(values.seed ?? DEFAULT_SEED) };
+if (!Number.isInteger(corpusOptions.records) || corpusOptions.records < 100) throw new Error('--records must be an integer of at least 100');
+const perKind = quick ? 12 : 60;
+const rounds = quick ? 2 : 4;
+const CONCURRENCIES = [1, 8, 32] as const;
+const started = new Date();
+note(`benchmark: ${quick ? 'quick' : 'full'} run, ${corpusOptions.records} records, seed ${corpusOptions.seed}${values.peers ? ', with PostgreSQL' : ''}`);
+
+// 1–3. The corpus through the HTTP API, then the searches over HTTP.
+const server = await startBenchServer();
+const tenants = new Map<string, BenchTenant>();
+for (const spec of tenantsFor(corpusOptions)) tenants.set(spec.name, await createTenant(server.dataDir, spec.name));
+note(`corpus: ${tenants.size} tenants (${tenantsFor(corpusOptions).map((t) => `${t.name} ${Math.round(t.share * 100)} %`).join(', ')})`);
+const client = new BenchHttp(server.url);
+const writes = await loadCorpus(client, tenants, corpusOptions);
+await classificationDrained(server.dataDir);
+const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });
+const http: SearchRun[] = [];
+for (const concurrency of CONCURRENCIES) {
+  http.push(
+    await runSearches('searches over HTTP', workload, concurrency, rounds, async ({ tenant, query }) => {
+      const res = await client.send('GET', `/api/v1/query?${queryString(query)}`, tenants.get(tenant)!.api_key);
+      if (res.status !== 200) throw new Error(`a search answered ${res.status} ${res.text}`);
+    }),
+  );
+}
+
+// 4. The same searches straight on the SQLite index, in this process: the engine's own cost. The server
+// is idle meanwhile (WAL lets this reader in), and stops afterwards.
+const adapters = openSqliteAdapters(join(server.dataDir, 'memory.db'));
+const index = new SqliteSearchIndex(adapters.db);
+const engine = await runSearches('searches on the SQLite index, in process', workload, 1, rounds, ({ tenant, query }) =>
+  index.search(tenants.get(tenant)!.tenant_id, {
+    text: parseQuery(query.q),
+    agent_id: query.agent_id,
+    type: query.type,
+    client: query.client,
+    since: query.since === undefined ? undefined : parseSince(query.since)!,
+    limit: query.limit ?? 20,
+  }),
+);
+adapters.close();
+client.close();
+await server.stop();
+
+// 5. PostgreSQL side by side: the same corpus (with the instants our service stamped), the same queries.
+let peer: BenchResults['peer'] = null;
+let pg: PostgresPeer | null = null;
+if (values.peers) {
+  pg = await startPostgres(note);
+  const bar = progress(`PostgreSQL: loading ${corpusOptions.records} records`, corpusOptions.records);
+  let i = 0;
+  let reported = 0;
+  await pg.load(
+    (function* () {
+      for (const { tenant, record } of generateCorpus(corpusOptions)) {
+        yield { tenant, id: String(i), agent_id: record.agent_id, type: record.type, title: record.title, body: record.body, client: record.client ?? null, created_at: writes.createdAt[i++]! };
+      }
+    })(),
+    (loaded) => {
+      bar.tick(loaded - reported);
+      reported = loaded;
+    },
+  );
+  bar.finish('indexes built and analyzed');
+  const runs: SearchRun[] = [];
+  for (const concurrency of CONCURRENCIES) {
+    runs.push(await runSearches('searches on PostgreSQL', workload, concurrency, rounds, ({ tenant, query }) => pg!.search(tenant, { q: query.q, agent_id: query.agent_id ?? undefined, type: query.type, client: query.client ?? undefined, since: query.since, limit: query.limit ?? 20 })));
+  }
+  peer = { name: pg.version, searches: runs, quality: [] };
+}
+
+// 6. Search quality through the real write and query paths, one tenant per set.
+const quality: QualityResult[] = [];
+const qualityServer = await startBenchServer();
+try {
+  for (const set of [cranfield(), agentMemory()]) {
+    const tenant = await createTenant(qualityServer.dataDir, set.name);
+    const bar = progress(`quality: ${set.name}, ${set.docs.length} documents and ${set.queries.length} queries`, 1);
+    const client = new MemoryClient({ baseUrl: qualityServer.url, apiKey: tenant.api_key });
+    const result = await scoreSet(set, await loadThroughApi(client, set));
+    quality.push(result);
+    bar.tick();
+    bar.finish(`nDCG@10 ${result.ndcg10.toFixed(3)}, MAP ${result.map.toFixed(3)}, Recall@100 ${result.recall100.toFixed(3)}`);
+    if (pg && peer) peer.quality.push(await peerQuality(pg, set));
+  }
+} finally {
+  await qualityServer.stop();
+  await pg?.stop();
+}
+
+// 7. Cold starts of the Lambda bundles.
+const coldStarts = await measureColdStarts(note, quick ? { runs: 5, warmCalls: 200 } : {});
+
+const results: BenchResults = {
+  date: started.toISOString(),
+  mode: quick ? 'quick' : 'full',
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  corpus: { ...corpusOptions, tenants: tenantsFor(corpusOptions), queriesPerKind: perKind, rounds },
+  writes: writes.phases,
+  searches: { http, engine },
+  peer,
+  quality,
+  coldStarts,
+  goals: [],
+};
+results.goals = evaluateGoals(results);
+
+const dir = fileURLToPath(new URL('./results/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+const markdown = markdownReport(results);
+if (quick) process.stdout.write(markdown);
+else replaceGeneratedSection(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), 'npm run bench', markdown);
+note(`wrote ${file}${quick ? '' : ' and docs/benchmarks.md'}`);
+for (const goal of results.goals) note(`${goal.met === null ? 'n/a ' : goal.met ? 'MET ' : 'MISSED'} ${goal.goal}: ${goal.measured}`);
+
+/** A quality set on the PostgreSQL peer, in a tenant of its own. */
+async function peerQuality(peerDb: PostgresPeer, set: QualitySet): Promise<QualityResult> {
+  await peerDb.load(set.docs.map((d) => ({ tenant: `quality-${set.name}`, id: d.id, agent_id: d.agent_id, type: d.type, title: d.title, body: d.body, client: d.client, created_at: started.toISOString() })));
+  return scoreSet(set, (query) => peerDb.search(`quality-${set.name}`, { q: query.q, ...query.filters, limit: 100 }));
+}
+
+/**
+ * Waits until the background worker has classified every record written, so that the searches are timed
+ * in a steady state rather than beside a backlog of classification work.
+ */
+async function classificationDrained(dataDir: string): Promise<void> {
+  const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
+  const pending = () => (adapters.db.prepare('SELECT count(*) AS n FROM classification_jobs').get() as { n: number }).n;
+  const total = pending();
+  const bar = progress('waiting for the background classification of the writes', total);
+  let last = total;
+  for (let n = total; n > 0; n = pending()) {
+    bar.tick(last - n);
+    last = n;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  bar.tick(last);
+  bar.finish();
+  adapters.close();
+}

@@ -1,0 +1,57 @@
+import { generateCorpus, type CorpusOptions } from '../corpus.js';
+import type { BenchHttp } from '../support/http.js';
+import { progress } from '../support/progress.js';
+import { latencyStats, timedPool, type LatencyStats } from '../support/stats.js';
+import type { BenchTenant } from '../support/tenants.js';
+
+export interface WritePhase extends LatencyStats {
+  concurrency: number;
+}
+
+export interface WriteResult {
+  phases: WritePhase[];
+  /** The `created_at` the service gave each record, in corpus order (the peer stores the same instants). */
+  createdAt: string[];
+  /** An instant from the middle of the load, for the selective `since` searches. */
+  midpoint: string;
+}
+
+/**
+ * Loads the corpus through `POST /api/v1/record`, in phases of rising concurrency (1, 8, then 32 for the
+ * rest), and times every write. Each answer is a 201 only once the record is durable, so the rate is the
+ * rate of durable writes. Records stay in memory only one phase at a time.
+ */
+export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTenant>, options: CorpusOptions): Promise<WriteResult> {
+  const n = options.records;
+  const plan = [
+    { concurrency: 1, count: Math.min(1_000, Math.ceil(n * 0.02)) },
+    { concurrency: 8, count: Math.ceil(n * 0.1) },
+  ];
+  plan.push({ concurrency: 32, count: n - plan[0]!.count - plan[1]!.count });
+  const corpus = generateCorpus(options);
+  const createdAt: string[] = [];
+  const phases: WritePhase[] = [];
+  let midpoint = '';
+  for (const { concurrency, count } of plan) {
+    const batch = Array.from({ length: count }, () => corpus.next().value!).filter(Boolean);
+    const bar = progress(`writes at concurrency ${concurrency}`, batch.length);
+    const offset = createdAt.length;
+    let i = 0;
+    const { latencies, wallMs } = await timedPool(
+      batch.map((item) => ({ item, at: offset + i++ })),
+      concurrency,
+      async ({ item, at }) => {
+        const res = await client.send('POST', '/api/v1/record', tenants.get(item.tenant)!.api_key, item.record);
+        const body = JSON.parse(res.text) as { created_at?: string; error?: string };
+        if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
+        createdAt[at] = body.created_at!;
+        if (at === Math.floor(n / 2)) midpoint = body.created_at!;
+      },
+      () => bar.tick(),
+    );
+    const stats = { concurrency, ...latencyStats(latencies, wallMs) };
+    phases.push(stats);
+    bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms`);
+  }
+  return { phases, createdAt, midpoint: midpoint || createdAt[Math.floor(createdAt.length / 2)]! };
+}
