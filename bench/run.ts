@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: the whole benchmark on this machine, in one run. Writes bench/results/<date>.json and
- * docs/benchmarks.md (docs/benchmarks.md only for a full run). Options:
+ * `npm run bench`: the whole benchmark on this machine, in one run. Writes bench/results/<date>.json (with
+ * `-quick` or `-<records>` in the name for a quick run or another size) and, for a full run, the figures of
+ * docs/benchmarks.md. Options:
  *   --quick        about a minute: 5 000 records, fewer searches
  *   --records N    the corpus size of a full run (default 100 000; 1 000 000 works)
  *   --peers        PostgreSQL 15 side by side (installed from Debian's packages if it is missing)
@@ -149,7 +150,9 @@ results.goals = evaluateGoals(results);
 
 const dir = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(dir, { recursive: true });
-const file = join(dir, `${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}.json`);
+// <date>.json for the default run; a quick run or another corpus size says so in the name.
+const suffix = quick ? '-quick' : values.records === undefined ? '' : `-${corpusOptions.records}`;
+const file = join(dir, `${started.toISOString().slice(0, 10)}${suffix}.json`);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 const markdown = markdownReport(results);
 if (quick) process.stdout.write(markdown);
