@@ -109,6 +109,10 @@ export function markdownReport(r: BenchResults): string {
     }
     lines.push(row(cells));
   }
+  lines.push('', 'Throughput by kind, searches a second over HTTP (each kind timed on its own):', '', ...header(['Kind', 'c=1', 'c=8', 'c=32']));
+  for (const kind of kinds) lines.push(row([kind, ...[1, 8, 32].map((c) => at(r.searches.http, c)?.byKind[kind]?.perSecond ?? '–')]));
+  lines.push('', 'p95 by kind over HTTP:', '', ...header(['Kind', 'c=1', 'c=8', 'c=32']));
+  for (const kind of kinds) lines.push(row([kind, ...[1, 8, 32].map((c) => { const s = at(r.searches.http, c)?.byKind[kind]; return s ? ms(s.p95Ms) : '–'; })]));
   if (peer) {
     lines.push('', `PostgreSQL (${peer.name}) at each concurrency, all kinds, and the ratios of our p50 and p99 to its:`, '');
     lines.push(...header(['Concurrency', 'PostgreSQL p50', 'PostgreSQL p99', 'Ours p50', 'Ours p99', 'Our p50 / PG p50', 'Our p99 / PG p99']));

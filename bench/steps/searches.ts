@@ -10,8 +10,9 @@ export interface SearchRun {
 }
 
 /**
- * Runs the workload `rounds` times through `search` with `concurrency` searches in flight, timing each,
- * after one untimed round to warm caches up. Every search must succeed.
+ * Runs the workload `rounds` times through `search` with `concurrency` searches in flight, one kind of search
+ * after another, so that each kind's throughput is measured on its own; one untimed pass first warms the
+ * caches. Every search must succeed.
  */
 export async function runSearches(
   label: string,
@@ -21,14 +22,17 @@ export async function runSearches(
   search: (query: BenchQuery) => Promise<unknown>,
 ): Promise<SearchRun> {
   await timedPool(workload, concurrency, async (q) => void (await search(q)));
-  const items = Array.from({ length: rounds }, () => workload).flat();
-  const bar = progress(`${label} at concurrency ${concurrency}`, items.length);
-  const { latencies, wallMs } = await timedPool(items, concurrency, async (q) => void (await search(q)), () => bar.tick());
+  const bar = progress(`${label} at concurrency ${concurrency}`, workload.length * rounds);
   const byKind: SearchRun['byKind'] = {};
+  const latencies: number[] = [];
+  let wallMs = 0;
   for (const kind of QUERY_KINDS) {
-    const own = latencies.filter((_, i) => items[i]!.kind === kind);
-    // A kind's throughput is not measured apart (the kinds ran mixed), so its share of the wall time is pro rata.
-    if (own.length > 0) byKind[kind] = latencyStats(own, (wallMs * own.length) / items.length);
+    const items = Array.from({ length: rounds }, () => workload.filter((q) => q.kind === kind)).flat();
+    if (items.length === 0) continue;
+    const run = await timedPool(items, concurrency, async (q) => void (await search(q)), () => bar.tick());
+    byKind[kind] = latencyStats(run.latencies, run.wallMs);
+    latencies.push(...run.latencies);
+    wallMs += run.wallMs;
   }
   const all = latencyStats(latencies, wallMs);
   bar.finish(`p50 ${all.p50Ms} ms, p99 ${all.p99Ms} ms, ${all.perSecond} searches/s`);

@@ -1,7 +1,7 @@
 import { generateCorpus, type CorpusOptions } from '../corpus.js';
 import type { BenchHttp } from '../support/http.js';
 import { progress } from '../support/progress.js';
-import { latencyStats, timedPool, type LatencyStats } from '../support/stats.js';
+import { latencyStats, type LatencyStats } from '../support/stats.js';
 import type { BenchTenant } from '../support/tenants.js';
 
 export interface WritePhase extends LatencyStats {
@@ -19,7 +19,7 @@ export interface WriteResult {
 /**
  * Loads the corpus through `POST /api/v1/record`, in phases of rising concurrency (1, 8, then 32 for the
  * rest), and times every write. Each answer is a 201 only once the record is durable, so the rate is the
- * rate of durable writes. Records stay in memory only one phase at a time.
+ * rate of durable writes.
  */
 export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTenant>, options: CorpusOptions): Promise<WriteResult> {
   const n = options.records;
@@ -33,23 +33,30 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
   const phases: WritePhase[] = [];
   let midpoint = '';
   for (const { concurrency, count } of plan) {
-    const batch = Array.from({ length: count }, () => corpus.next().value!).filter(Boolean);
-    const bar = progress(`writes at concurrency ${concurrency}`, batch.length);
-    const offset = createdAt.length;
-    let i = 0;
-    const { latencies, wallMs } = await timedPool(
-      batch.map((item) => ({ item, at: offset + i++ })),
-      concurrency,
-      async ({ item, at }) => {
-        const res = await client.send('POST', '/api/v1/record', tenants.get(item.tenant)!.api_key, item.record);
-        const body = JSON.parse(res.text) as { created_at?: string; error?: string };
-        if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
-        createdAt[at] = body.created_at!;
-        if (at === Math.floor(n / 2)) midpoint = body.created_at!;
-      },
-      () => bar.tick(),
+    // Records are generated as the writers ask for them: building a phase's batch up front would hold it all
+    // in memory and block the event loop for seconds, long enough for the server to close idle sockets.
+    const bar = progress(`writes at concurrency ${concurrency}`, count);
+    const latencies: number[] = [];
+    let taken = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (taken < count) {
+          taken++;
+          const at = createdAt.length;
+          createdAt.push('');
+          const item = corpus.next().value!;
+          const t = performance.now();
+          const res = await client.send('POST', '/api/v1/record', tenants.get(item.tenant)!.api_key, item.record);
+          latencies.push(performance.now() - t);
+          if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
+          createdAt[at] = (JSON.parse(res.text) as { created_at: string }).created_at;
+          if (at === Math.floor(n / 2)) midpoint = createdAt[at]!;
+          bar.tick();
+        }
+      }),
     );
-    const stats = { concurrency, ...latencyStats(latencies, wallMs) };
+    const stats = { concurrency, ...latencyStats(latencies, performance.now() - started) };
     phases.push(stats);
     bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms`);
   }
