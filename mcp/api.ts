@@ -69,20 +69,6 @@ export interface ErrorJson {
 }
 
 /**
- * What fetch hides behind "fetch failed": the innermost cause's system code (ECONNREFUSED, ENOTFOUND…) or
- * message. Duck-typed, since fetch's errors may come from another realm than this module's `Error`.
- */
-function rootCause(error: unknown): string | undefined {
-  let found: string | undefined;
-  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
-    const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string') found = code;
-    else if (typeof message === 'string') found = message;
-  }
-  return found;
-}
-
-/**
  * Names a failed SDK call: the API's own code and message, or `timeout` / `connection_failed` when no
  * answer came. Anything that is not a MemoryError (a bug) is rethrown.
  */
@@ -99,10 +85,10 @@ export function errorBody(error: unknown, apiUrl: string): ErrorJson {
     return { error: 'timeout', message: `the memory API at ${apiUrl} did not answer in time (${error.message})` };
   }
   if (error instanceof MemoryConnectionError) {
-    const cause = rootCause(error.cause);
+    // The SDK's message already names the cause (fetch failed: ECONNREFUSED).
     return {
       error: 'connection_failed',
-      message: `could not reach the memory API at ${apiUrl} (${error.message}${cause ? `: ${cause}` : ''}). Is it running, and is MEMORY_API_URL right?`,
+      message: `could not reach the memory API at ${apiUrl} (${error.message}). Is it running, and is MEMORY_API_URL right?`,
     };
   }
   throw error;

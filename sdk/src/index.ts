@@ -191,17 +191,20 @@ export class MemoryClient {
 }
 
 /**
- * What a failed fetch says, with the system code of its innermost cause when there is one ("fetch failed:
- * ECONNREFUSED"). Duck-typed: fetch's errors may come from another realm than this module's Error.
+ * What a failed fetch says, with what it hides behind "fetch failed": the innermost cause's system code
+ * (ECONNREFUSED, ENOTFOUND…) or, without one, its message. Duck-typed: fetch's errors may come from another
+ * realm than this module's Error.
  */
 function describeFailure(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
-  let code: string | undefined;
+  let cause: string | undefined;
   for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
-    if (typeof (e as { code?: unknown }).code === 'string') code = (e as { code: string }).code;
+    const { code, message: inner } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') cause = code;
+    else if (e !== error && typeof inner === 'string') cause = inner;
   }
   const text = typeof message === 'string' ? message : String(error);
-  return code && !text.includes(code) ? `${text}: ${code}` : text;
+  return cause && !text.includes(cause) ? `${text}: ${cause}` : text;
 }
 
 function isErrorBody(value: unknown): value is ErrorBody {
