@@ -2,11 +2,11 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
+import { freePort } from './free-port.js';
 
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
@@ -24,17 +24,6 @@ export function dynamoDbLocalUnavailable(): string | null {
 function emulatorDir(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -13,12 +13,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, chownSync, constants, createReadStream, mkdtempSync, openSync, closeSync, readFileSync, rmSync, appendFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { freePort } from '../../local/free-port.js';
 import { isEmptyQuery, parseQuery, type ParsedQuery } from '../../shared/domain/query-parse.js';
 
 export interface PeerRecord {
@@ -383,18 +383,6 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
     child.once('close', (code, signal) => {
       if (code === 0) resolve(output);
       else reject(new Error(`${command} ${args.join(' ')} exited with ${signal ?? code}:\n${output.trim().split('\n').slice(-15).join('\n')}`));
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
     });
   });
 }

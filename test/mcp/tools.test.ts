@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { freePort } from '../../local/free-port.js';
 import { MemoryClient } from '../../sdk/src/index.js';
 import { BODY_PREVIEW_CHARS, ERROR_META_KEY } from '../../mcp/format.js';
 import { createMemoryMcpServer } from '../../mcp/tools.js';
@@ -123,10 +124,3 @@ function listen(server: Server): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** A port nothing listens on: one the OS just handed out and that was closed again. */
-async function freePort(): Promise<number> {
-  const server = await listen(createServer());
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

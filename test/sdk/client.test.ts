@@ -16,6 +16,7 @@ import {
 } from '../../sdk/src/index.js';
 import { RECORD_TYPES as API_RECORD_TYPES } from '../../shared/domain/record.js';
 import { recordReceiptSchema, searchResultsSchema, suggestionSchema } from '../../shared/domain/schemas.js';
+import { freePort } from '../../local/free-port.js';
 import { ROOT } from '../support/child-server.js';
 import { startTestService, type TestService } from '../support/local-service.js';
 
@@ -134,9 +135,7 @@ describe('the TypeScript SDK against the local server', () => {
   });
 
   test('an unreachable service is retried with backoff, then a MemoryConnectionError', async () => {
-    const closed = await listen(() => undefined);
-    const url = closed.url;
-    await new Promise((resolve) => closed.server.close(resolve));
+    const url = `http://127.0.0.1:${await freePort()}`; // nothing listens there
     const { statuses, fetch } = countingFetch();
     const attempts: number[] = [];
     const sdk = new MemoryClient({
