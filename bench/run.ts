@@ -20,8 +20,8 @@ import { MemoryClient } from '../sdk/src/index.js';
 import { measureColdStarts } from './cold-start.js';
 import { DEFAULT_SEED, generateCorpus, queryWorkload, tenantsFor, type CorpusOptions } from './corpus.js';
 import { startPostgres, type PostgresPeer } from './peers/postgres.js';
-import { scoreSet, loadThroughApi, type QualityResult } from './quality/score.js';
-import { agentMemory, cranfield, type QualitySet } from './quality/sets.js';
+import { loadIntoPeer, loadThroughApi, scoreSet, type QualityResult } from './quality/score.js';
+import { agentMemory, cranfield } from './quality/sets.js';
 import { evaluateGoals, markdownReport, type BenchResults } from './report.js';
 import { runSearches, queryString, type SearchRun } from './steps/searches.js';
 import { loadCorpus } from './steps/writes.js';
@@ -124,7 +124,7 @@ try {
     quality.push(result);
     bar.tick();
     bar.finish(`nDCG@10 ${result.ndcg10.toFixed(3)}, MAP ${result.map.toFixed(3)}, Recall@100 ${result.recall100.toFixed(3)}`);
-    if (pg && peer) peer.quality.push(await peerQuality(pg, set));
+    if (pg && peer) peer.quality.push(await scoreSet(set, await loadIntoPeer(pg, set, started.toISOString())));
   }
 } finally {
   await qualityServer.stop();
@@ -159,12 +159,6 @@ if (quick) process.stdout.write(markdown);
 else replaceGeneratedSection(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), 'npm run bench', markdown);
 note(`wrote ${file}${quick ? '' : ' and docs/benchmarks.md'}`);
 for (const goal of results.goals) note(`${goal.met === null ? 'n/a ' : goal.met ? 'MET ' : 'MISSED'} ${goal.goal}: ${goal.measured}`);
-
-/** A quality set on the PostgreSQL peer, in a tenant of its own. */
-async function peerQuality(peerDb: PostgresPeer, set: QualitySet): Promise<QualityResult> {
-  await peerDb.load(set.docs.map((d) => ({ tenant: `quality-${set.name}`, id: d.id, agent_id: d.agent_id, type: d.type, title: d.title, body: d.body, client: d.client, created_at: started.toISOString() })));
-  return scoreSet(set, (query) => peerDb.search(`quality-${set.name}`, { q: query.q, ...query.filters, limit: 100 }));
-}
 
 /**
  * Waits until the background worker has classified every record written, so that the searches are timed

@@ -12,13 +12,15 @@
  * Check it by hand: `node_modules/.bin/tsx bench/peers/postgres.ts --self-check [--rows 100000]`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, chownSync, constants, createReadStream, mkdtempSync, openSync, closeSync, readFileSync, rmSync, appendFileSync } from 'node:fs';
+import { accessSync, chownSync, constants, mkdtempSync, openSync, closeSync, readFileSync, rmSync, appendFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../../local/free-port.js';
+import { loadIntoPeer, scoreSet } from '../quality/score.js';
+import { CRANFIELD_DIR, cranfield as cranfieldSet } from '../quality/sets.js';
 import { isEmptyQuery, parseQuery, type ParsedQuery } from '../../shared/domain/query-parse.js';
 
 export interface PeerRecord {
@@ -423,7 +425,7 @@ async function selfCheck(args: string[]): Promise<void> {
     return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : fallback;
   };
   const rows = Number(option('--rows', '1000'));
-  const cranfieldDir = option('--cranfield', '/work/shared/datasets/cranfield');
+  const cranfieldDir = option('--cranfield', CRANFIELD_DIR);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const timed = async <T>(label: string, f: () => Promise<T>): Promise<T> => {
     const t = performance.now();
@@ -542,55 +544,14 @@ async function latency(peer: PostgresPeer, log: (line: string) => void): Promise
   }
 }
 
-/** Cranfield as one tenant: nDCG@10 (binary), MAP (over the top 1000) and Recall@100. */
+/** Cranfield through the benchmark's own loader and measures (bench/quality/): nDCG@10, MAP and Recall@100. */
 async function cranfield(peer: PostgresPeer, dir: string, log: (line: string) => void): Promise<void> {
-  const start = Date.parse('2024-01-01T00:00:00Z');
-  async function* docs(): AsyncGenerator<PeerRecord> {
-    let i = 0;
-    for await (const line of createInterface({ input: createReadStream(join(dir, 'docs.jsonl')) })) {
-      if (!line.trim()) continue;
-      const d = JSON.parse(line) as { id: string; title: string; body: string };
-      // Later documents are newer, so ties break towards them, as the service's insertion order would.
-      yield { tenant: 'cranfield', id: d.id, agent_id: 'cranfield', type: 'fact', client: null, created_at: new Date(start + i++ * 1000).toISOString(), title: d.title, body: d.body };
-    }
-  }
-  await peer.load(docs());
-  const queries = readFileSync(join(dir, 'queries.tsv'), 'utf8').trim().split('\n').map((line) => line.split('\t'));
-  const relevant = new Map<string, Set<string>>();
-  for (const line of readFileSync(join(dir, 'qrels.trec'), 'utf8').trim().split('\n')) {
-    const [qid, , doc, grade] = line.trim().split(/\s+/);
-    if (Number(grade) >= 1) relevant.set(qid!, (relevant.get(qid!) ?? new Set()).add(doc!));
-  }
-  let ndcg = 0;
-  let ap = 0;
-  let recall = 0;
-  let judged = 0;
+  const set = cranfieldSet(dir);
   const t = performance.now();
-  for (const [qid, , text] of queries) {
-    const rel = relevant.get(qid!);
-    if (!rel || rel.size === 0) continue;
-    judged++;
-    const ids = await peer.search('cranfield', { q: text!, limit: 1000 });
-    let dcg = 0;
-    let ideal = 0;
-    for (let i = 0; i < 10; i++) {
-      if (rel.has(ids[i] ?? '')) dcg += 1 / Math.log2(i + 2);
-      if (i < rel.size) ideal += 1 / Math.log2(i + 2);
-    }
-    ndcg += dcg / ideal;
-    let hits = 0;
-    let precisionSum = 0;
-    ids.forEach((id, i) => {
-      if (rel.has(id)) precisionSum += ++hits / (i + 1);
-    });
-    ap += precisionSum / rel.size;
-    recall += ids.slice(0, 100).filter((id) => rel.has(id)).length / rel.size;
-  }
-  log(`cranfield: ${judged} queries in ${(performance.now() - t).toFixed(0)} ms`);
-  console.log(JSON.stringify({ engine: peer.version, cranfield: { queries: judged, ndcg_at_10: round(ndcg / judged), map: round(ap / judged), recall_at_100: round(recall / judged) } }));
+  const result = await scoreSet(set, await loadIntoPeer(peer, set, new Date().toISOString()));
+  log(`cranfield: ${set.queries.length} queries in ${(performance.now() - t).toFixed(0)} ms`);
+  console.log(JSON.stringify({ engine: peer.version, cranfield: result }));
 }
-
-const round = (x: number) => Number(x.toFixed(4));
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (!process.argv.includes('--self-check')) {

@@ -1,4 +1,5 @@
 import type { MemoryClient } from '../../sdk/src/index.js';
+import type { PostgresPeer } from '../peers/postgres.js';
 import { summarize, type QualitySummary } from './metrics.js';
 import type { QualityDoc, QualityQuery, QualitySet } from './sets.js';
 
@@ -46,4 +47,14 @@ export async function loadThroughApi(client: MemoryClient, set: QualitySet): Pro
     const hits = await client.recall({ q: query.q, ...query.filters, limit: 100 });
     return hits.map((h) => docOf.get(h.id)!);
   };
+}
+
+/**
+ * Loads a set's documents into the PostgreSQL peer, in a tenant of their own, and returns the search that
+ * runs its queries there (limit 100), as `loadThroughApi` does for the service.
+ */
+export async function loadIntoPeer(peer: PostgresPeer, set: QualitySet, createdAt: string): Promise<(query: QualityQuery) => Promise<string[]>> {
+  const tenant = `quality-${set.name}`;
+  await peer.load(set.docs.map((d) => ({ tenant, id: d.id, agent_id: d.agent_id, type: d.type, title: d.title, body: d.body, client: d.client, created_at: createdAt })));
+  return (query) => peer.search(tenant, { q: query.q, ...query.filters, limit: 100 });
 }
