@@ -166,7 +166,7 @@ for (const goal of results.goals) note(`${goal.met === null ? 'n/a ' : goal.met 
  */
 async function classificationDrained(dataDir: string): Promise<void> {
   const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
-  const pending = () => (adapters.db.prepare('SELECT count(*) AS n FROM classification_jobs').get() as { n: number }).n;
+  const pending = () => adapters.jobs.backlog();
   const total = pending();
   const bar = progress('waiting for the background classification of the writes', total);
   let last = total;

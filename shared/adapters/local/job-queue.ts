@@ -56,6 +56,11 @@ export class SqliteJobQueue implements JobQueue {
       .run(now, now).changes;
   }
 
+  /** How many jobs are still to be done (leased or waiting); dead jobs, which no one will retry, do not count. */
+  backlog(): number {
+    return (this.db.prepare(`SELECT count(*) AS n FROM classification_jobs WHERE state = 'ready'`).get() as { n: number }).n;
+  }
+
   async retry(jobId: string, error: string, delayMs: number, maxAttempts: number): Promise<void> {
     this.db
       .prepare(

@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from '@jest/globals';
+import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
+
+let dir: string;
+let adapters: SqliteAdapters;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'memory-jobs-'));
+  adapters = openSqliteAdapters(join(dir, 'memory.db'));
+});
+afterEach(() => {
+  adapters.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('the backlog counts jobs waiting or leased, not done or dead ones', async () => {
+  const { jobs } = adapters;
+  await jobs.enqueue([1, 2, 3].map((n) => ({ tenant_id: 't', record_id: `r${n}` })));
+  expect(jobs.backlog()).toBe(3);
+  const [first, second] = await jobs.claim(2, 60_000);
+  expect(jobs.backlog()).toBe(3); // leased jobs are not done yet
+  await jobs.complete([first!.jobId]);
+  expect(jobs.backlog()).toBe(2);
+  await jobs.retry(second!.jobId, 'boom', 0, 1); // its one attempt is used up: dead
+  expect(jobs.backlog()).toBe(1);
+});
