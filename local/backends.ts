@@ -8,7 +8,8 @@ import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js'
 import type { AwsConfig } from '../shared/adapters/aws/config.js';
 import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
-import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
+import { SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
@@ -44,14 +45,28 @@ export function openBackend(config: LocalConfig, logger: Logger): Promise<Backen
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
 function openSqliteBackend(config: LocalConfig): Backend {
   const sqlite = openSqliteAdapters(config.databaseFile);
+  const search = searchOn(sqlite, config.databaseFile, config.searchThreads);
   return {
     ...sqlite,
+    search,
     describe: `data in ${config.dataDir}`,
     start: () => undefined,
     sweep: () => ({ purgedIdempotencyKeys: sqlite.records.purgeExpiredIdempotencyKeys() }),
     settle: async () => undefined,
-    close: async () => sqlite.close(),
+    close: async () => {
+      await search.close();
+      sqlite.close();
+    },
   };
+}
+
+/**
+ * The SQLite search as the server runs it: on `threads` worker threads with connections of their own
+ * (search-pool.ts), or, with 0, on the adapters' connection in the server's thread.
+ */
+function searchOn(sqlite: SqliteAdapters, file: string, threads: number): SearchIndex & { close(): Promise<void> } {
+  if (threads > 0) return new SqliteSearchPool(file, threads);
+  return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };
 }
 
 /**
@@ -72,6 +87,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
     for (const suffix of ['', '-wal', '-shm']) rmSync(indexFile + suffix, { force: true });
   }
   const index = openSqliteAdapters(indexFile);
+  const search = searchOn(index, indexFile, config.searchThreads);
   const dynamo = dynamoDbAdapters(client, aws.tables);
   const indexer = createIndexerHandler({
     index: new SqliteDocumentIndex(index.db),
@@ -87,7 +103,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
   });
   return {
     ...dynamo,
-    search: index.search,
+    search,
     jobs: index.jobs,
     describe: `records in DynamoDB at ${aws.dynamodbEndpoint ?? `AWS ${aws.region}`} (table ${aws.tables.records}), search index in ${indexFile}`,
     start: () => poller.start(),
@@ -96,6 +112,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
     settle: (timeoutMs = 10_000) => poller.settle(timeoutMs),
     close: async () => {
       await poller.stop();
+      await search.close();
       index.close();
       client.destroy();
     },

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseEnv } from '../shared/env.js';
@@ -21,6 +22,7 @@ const configSchema = z.object({
   MEMORY_DEFAULT_BURST: positiveInt.default(40),
   MEMORY_AUTH_CACHE_SECONDS: z.coerce.number().min(0).max(4).default(2),
   MEMORY_JOB_POLL_MS: positiveInt.default(250),
+  MEMORY_SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(Math.min(4, availableParallelism())),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL', 'TRACE']).default('INFO'),
 });
 
@@ -38,6 +40,8 @@ export interface LocalConfig {
   defaultLimits: Limits;
   authCacheMs: number;
   jobPollMs: number;
+  /** Worker threads that run the SQLite searches; 0 runs them on the server's own thread. */
+  searchThreads: number;
   logLevel: z.output<typeof configSchema>['LOG_LEVEL'];
 }
 
@@ -59,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
     },
     authCacheMs: c.MEMORY_AUTH_CACHE_SECONDS * 1000,
     jobPollMs: c.MEMORY_JOB_POLL_MS,
+    searchThreads: c.MEMORY_SEARCH_THREADS,
     logLevel: c.LOG_LEVEL,
   };
 }

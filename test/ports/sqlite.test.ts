@@ -3,22 +3,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { SqliteRecordStore } from '../../shared/adapters/local/record-store.js';
-import { runPortSuite } from './port-suite.js';
+import { SqliteSearchPool } from '../../shared/adapters/local/search-pool.js';
+import { runPortSuite, type PortFixture } from './port-suite.js';
 
-runPortSuite(
-  'SQLite',
-  async () => {
+/** The SQLite adapters on a fresh file; with `searchThreads`, searching on that many worker threads. */
+function sqliteFixture(searchThreads: number): () => Promise<PortFixture> {
+  return async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memory-ports-'));
-    const adapters = openSqliteAdapters(join(dir, 'memory.db'));
+    const file = join(dir, 'memory.db');
+    const adapters = openSqliteAdapters(file);
+    const pool = searchThreads > 0 ? new SqliteSearchPool(file, searchThreads) : null;
     return {
       ...adapters,
+      search: pool ?? adapters.search,
       recordsAt: (clock) => new SqliteRecordStore(adapters.db, clock),
       settle: async () => undefined,
       close: async () => {
+        await pool?.close();
         adapters.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
-  },
-  { createQueuesJob: true },
-);
+  };
+}
+
+runPortSuite('SQLite', sqliteFixture(0), { createQueuesJob: true });
+runPortSuite('SQLite, searching on worker threads', sqliteFixture(2), { createQueuesJob: true });

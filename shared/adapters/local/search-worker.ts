@@ -1,0 +1,29 @@
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SearchQuery } from '../../ports.js';
+import { SqliteSearchIndex } from './search-index.js';
+
+/** A search on one worker thread (search-pool.ts): the request's id and the search's arguments. */
+export interface SearchRequest {
+  id: number;
+  tenantId: string;
+  query: SearchQuery;
+}
+
+/** The answer to one SearchRequest: the hits, or why it failed. */
+export type SearchReply = { id: number; hits: Awaited<ReturnType<SqliteSearchIndex['search']>> } | { id: number; error: string };
+
+if (!parentPort) throw new Error('search-worker.ts runs as a worker thread of SqliteSearchPool');
+const port = parentPort;
+// A reader of its own: WAL lets it read while the server's connection writes, and each statement sees
+// every transaction committed before it began, so a search still finds any write that has returned.
+const db = new Database((workerData as { file: string }).file, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const index = new SqliteSearchIndex(db);
+
+port.on('message', (request: SearchRequest) => {
+  index.search(request.tenantId, request.query).then(
+    (hits) => port.postMessage({ id: request.id, hits } satisfies SearchReply),
+    (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies SearchReply),
+  );
+});
