@@ -37,7 +37,7 @@ afterAll(async () => {
 const query = (q: string | null, extra: Partial<SearchQuery> = {}): SearchQuery => ({ text: q === null ? null : parseQuery(q), limit: 10, ...extra });
 
 /** The pool's worker threads: the tests stop one to see what a crash does. */
-const threadsOf = (p: SqliteSearchPool) => (p as unknown as { threads: { worker: Worker }[] }).threads;
+const threadsOf = (p: SqliteSearchPool) => (p as unknown as { threads: ({ worker: Worker } | null)[] }).threads;
 
 describe('SQLite search on worker threads', () => {
   test('answers exactly what the search on the server thread answers, concurrently', async () => {
@@ -70,18 +70,31 @@ describe('SQLite search on worker threads', () => {
     expect(await pool.search(TENANT, query(null, { limit: 3 }))).toHaveLength(3);
   });
 
-  test('a thread that dies fails its searches in flight and is replaced', async () => {
+  test('a thread that dies fails its searches in flight and is started again by the next search', async () => {
     const [first] = threadsOf(pool);
     // Stopped before it can answer: the search goes to the first thread, the idlest (none are busy).
     const stopped = first!.worker.terminate();
     const inFlight = pool.search(TENANT, query('invoice'));
     await stopped;
     await expect(inFlight).rejects.toThrow(/search thread exited/);
-    expect(threadsOf(pool)).toHaveLength(2);
-    expect(threadsOf(pool)[0]).not.toBe(first);
+    expect(threadsOf(pool)[0]).toBeNull();
     const again = await Promise.all([pool.search(TENANT, query('invoice')), pool.search(TENANT, query('invoice'))]);
+    expect(threadsOf(pool)[0]).not.toBeNull();
+    expect(threadsOf(pool)[0]).not.toBe(first);
     expect(again[0]!.length).toBeGreaterThan(0);
     expect(again[1]).toEqual(again[0]);
+  });
+
+  test('a thread that cannot start fails each search with the reason, without restarting in a loop', async () => {
+    const missing = new SqliteSearchPool(join(dir, 'no-such.db'), 1);
+    try {
+      await expect(missing.search(TENANT, query('invoice'))).rejects.toThrow(/a search thread failed: cannot open .*no-such\.db/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(threadsOf(missing)[0]).toBeNull();
+      await expect(missing.search(TENANT, query('invoice'))).rejects.toThrow(/a search thread failed: cannot open .*no-such\.db/);
+    } finally {
+      await missing.close();
+    }
   });
 
   test('a closed pool refuses searches', async () => {

@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { types } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
@@ -20,6 +21,12 @@ await import(${JSON.stringify(worker.href)});`;
   return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
 }
 
+/** The message of what a thread threw: an Error from another realm (as under Jest) is no `instanceof Error`. */
+function reasonOf(error: unknown): string {
+  if (types.isNativeError(error)) return error.message;
+  return typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : JSON.stringify(error);
+}
+
 interface Pending {
   resolve(hits: SearchHit[]): void;
   reject(error: Error): void;
@@ -37,10 +44,12 @@ interface Thread {
  * same one; only where it runs changes.
  *
  * A thread that dies fails its searches in flight (the query handler answers them as internal errors) and
- * is replaced.
+ * is started again when the next search comes, not at once, so that a thread that cannot start (say, the
+ * database file is gone) costs one failed search each time rather than a loop of restarts.
  */
 export class SqliteSearchPool implements SearchIndex {
-  private readonly threads: Thread[] = [];
+  /** The threads by slot; null where one died and has not been started again yet. */
+  private readonly threads: (Thread | null)[];
   private nextId = 0;
   private closed = false;
 
@@ -49,7 +58,7 @@ export class SqliteSearchPool implements SearchIndex {
     size: number,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`a search pool needs at least one thread, not ${size}`);
-    for (let i = 0; i < size; i++) this.threads.push(this.spawn());
+    this.threads = Array.from({ length: size }, () => this.spawn());
   }
 
   private spawn(): Thread {
@@ -62,32 +71,37 @@ export class SqliteSearchPool implements SearchIndex {
       if ('error' in reply) call.reject(new Error(reply.error));
       else call.resolve(reply.hits);
     });
+    // 'error' (an exception the thread did not catch) is followed by 'exit'; whichever comes first fails
+    // the searches in flight with the better reason.
     const fail = (error: Error) => {
       for (const call of thread.pending.values()) call.reject(error);
       thread.pending.clear();
-      if (this.closed) return;
-      const i = this.threads.indexOf(thread);
-      if (i >= 0) this.threads[i] = this.spawn();
+      const slot = this.threads.indexOf(thread);
+      if (slot >= 0) this.threads[slot] = null;
     };
-    worker.on('error', fail);
+    worker.on('error', (error: unknown) => fail(new Error(`a search thread failed: ${reasonOf(error)}`)));
     worker.on('exit', (code) => fail(new Error(`a search thread exited with code ${code}`)));
     return thread;
   }
 
   search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
     if (this.closed) return Promise.reject(new Error('the search pool is closed'));
-    let thread = this.threads[0]!;
-    for (const t of this.threads) if (t.pending.size < thread.pending.size) thread = t;
+    // The thread with the fewest searches in flight; a dead one is started again and, being idle, chosen.
+    let thread: Thread | undefined;
+    for (let slot = 0; slot < this.threads.length; slot++) {
+      const t = (this.threads[slot] ??= this.spawn());
+      if (!thread || t.pending.size < thread.pending.size) thread = t;
+    }
     const id = this.nextId++;
     return new Promise<SearchHit[]>((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, tenantId, query } satisfies SearchRequest);
+      thread!.pending.set(id, { resolve, reject });
+      thread!.worker.postMessage({ id, tenantId, query } satisfies SearchRequest);
     });
   }
 
   /** Stops the threads; searches still in flight fail. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+    await Promise.all(this.threads.map((t) => t?.worker.terminate()));
   }
 }

@@ -17,9 +17,18 @@ if (!parentPort) throw new Error('search-worker.ts runs as a worker thread of Sq
 const port = parentPort;
 // A reader of its own: WAL lets it read while the server's connection writes, and each statement sees
 // every transaction committed before it began, so a search still finds any write that has returned.
-const db = new Database((workerData as { file: string }).file, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-const index = new SqliteSearchIndex(db);
+const index = new SqliteSearchIndex(open((workerData as { file: string }).file));
+
+function open(file: string): Database.Database {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    return db;
+  } catch (error) {
+    // A plain Error: the pool gets it as a clone, and a SqliteError's clone keeps its code but not its message.
+    throw new Error(`cannot open ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 port.on('message', (request: SearchRequest) => {
   index.search(request.tenantId, request.query).then(
