@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { openDatabase, type Db } from '../../shared/adapters/local/database.js';
 import { GroupCommit } from '../../shared/adapters/local/group-commit.js';
+import { SqliteJobQueue } from '../../shared/adapters/local/job-queue.js';
+import { SqliteRecordStore } from '../../shared/adapters/local/record-store.js';
+import { newRecord } from '../../shared/domain/record.js';
 
 let dir: string;
 let db: Db;
@@ -96,4 +99,25 @@ describe('group commit', () => {
       blocker.close();
     }
   });
+
+  test('the adapters on one connection share its group commit: a write, a claim and an acknowledgement commit once', async () => {
+    const commits = countCommits(db);
+    const records = new SqliteRecordStore(db);
+    const jobs = new SqliteJobQueue(db);
+    await jobs.enqueue([{ tenant_id: 't', record_id: 'earlier' }]);
+    const [earlier] = await jobs.claim(1, 60_000);
+    const before = commits();
+    const record = newRecord('t', { agent_id: 'a', type: 'fact', title: 'Shared fsync', body: 'One commit.', client: null, metadata: null }, new Date());
+    const [receipt, claimed] = await Promise.all([
+      records.create('t', record, { recordQuota: 10, month: '2026-11' }),
+      jobs.claim(5, 60_000),
+      jobs.complete([earlier!.jobId]),
+    ]);
+    expect(commits() - before).toBe(1);
+    expect(receipt.receipt.id).toBe(record.id);
+    // The claim ran after the write in the same transaction, so it leased the write's own job.
+    expect(claimed.map((j) => j.record_id)).toEqual([record.id]);
+    expect(jobs.backlog()).toBe(1);
+  });
 });
+

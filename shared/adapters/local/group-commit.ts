@@ -70,3 +70,16 @@ export class GroupCommit {
     });
   }
 }
+
+const perConnection = new WeakMap<Db, GroupCommit>();
+
+/**
+ * The one group commit of a connection, which every SQLite adapter that writes on it shares: a record,
+ * a classification, and the job queue's claims and acknowledgements then share fsyncs, instead of each
+ * adapter committing (and waiting for the disk) on its own, on the server's thread.
+ */
+export function groupCommitOf(db: Db): GroupCommit {
+  let group = perConnection.get(db);
+  if (!group) perConnection.set(db, (group = new GroupCommit(db)));
+  return group;
+}

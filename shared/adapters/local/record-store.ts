@@ -4,7 +4,7 @@ import { searchableText } from '../../domain/query-parse.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
 import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { groupCommitOf } from './group-commit.js';
 import { tenantToken, toStoredRecord, type RecordRow } from './rows.js';
 
 /**
@@ -69,7 +69,7 @@ export class SqliteRecordStore implements RecordStore {
       return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
     });
 
-    this.commits = new GroupCommit(db);
+    this.commits = groupCommitOf(db);
     this.getStmt = db.prepare<[string, string], RecordRow>('SELECT * FROM records WHERE tenant_id = ? AND id = ?');
     this.classifyStmt = db.prepare<[string, string, string]>(
       'UPDATE records SET classification = ? WHERE tenant_id = ? AND id = ?',
