@@ -1,4 +1,4 @@
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Method, type CfnAuthorizer, type CfnRestApi, type CfnStage, type CfnUsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -8,13 +8,14 @@ import type { IConstruct } from 'constructs';
 import { MemoryApi, STAGE_THROTTLE, type MemoryApiProps } from '../../infra/constructs/api.js';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/settings.js';
 import { stageConfig } from '../../infra/stage.js';
+import { testApp } from '../support/cdk-app.js';
 
 type Functions = MemoryApiProps['functions'];
 type CfnJson = Record<string, any>;
 
 /** A stack with stub functions (inline code, so nothing is bundled) and the API under test. */
 function synth(stageName: 'dev' | 'prod' = 'dev') {
-  const app = new App();
+  const app = testApp();
   const stack = new Stack(app, 'ApiTest', { env: { account: '123456789012', region: 'eu-west-1' } });
   const stub = (id: string) =>
     new lambda.Function(stack, id, {

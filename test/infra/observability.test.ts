@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -9,12 +9,13 @@ import { Observability } from '../../infra/constructs/observability.js';
 import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../infra/lambda-bundling.js';
 import { stageConfig } from '../../infra/stage.js';
 import { USAGE_METRIC } from '../../shared/http/usage-metrics.js';
+import { testApp } from '../support/cdk-app.js';
 
 type CfnJson = Record<string, any>;
 
 /** A stack with stub functions (inline code, nothing bundled), a one-method API, two queues and the construct. */
 function synth(stageName: 'dev' | 'prod' = 'dev') {
-  const app = new App();
+  const app = testApp();
   const stack = new Stack(app, 'ObservabilityTest', { env: { account: '123456789012', region: 'eu-west-1' } });
   const functions = Object.fromEntries(
     LAMBDA_FUNCTIONS.map((name) => [
@@ -359,7 +360,7 @@ describe('Observability: construction', () => {
   });
 
   test('refuses a namespace that the dashboard queries could not quote', () => {
-    const stack = new Stack(new App(), 'Bad');
+    const stack = new Stack(testApp(), 'Bad');
     const fn = new lambda.Function(stack, 'Fn', { code: lambda.Code.fromInline('x'), runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler' });
     const api = new RestApi(stack, 'Api');
     api.root.addMethod('GET', new MockIntegration());

@@ -1,10 +1,11 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { parseBedrockModelId } from '../../infra/bedrock-classifier.js';
 import { LAMBDA_FUNCTIONS } from '../../infra/lambda-bundling.js';
 import { MemoryServiceStack } from '../../infra/memory-service-stack.js';
 import { loadAwsConfig } from '../../shared/adapters/aws/config.js';
+import { testApp } from '../support/cdk-app.js';
 
 /**
  * The whole stack, synthesized as `cdk synth` does but without bundling (the bundles have their own test),
@@ -12,7 +13,7 @@ import { loadAwsConfig } from '../../shared/adapters/aws/config.js';
  * reason fails the synthesis.
  */
 function synth(stage: 'dev' | 'prod', context: Record<string, string> = {}): { template: Template; stack: MemoryServiceStack } {
-  const app = new App({ context: { stage, 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = testApp({ context: { stage, 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new MemoryServiceStack(app, `MemoryService-${stage}`, { stage, env: { account: '123456789012', region: 'eu-west-1' } });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
