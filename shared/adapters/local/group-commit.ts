@@ -74,9 +74,10 @@ export class GroupCommit {
 const perConnection = new WeakMap<Db, GroupCommit>();
 
 /**
- * The one group commit of a connection, which every SQLite adapter that writes on it shares: a record,
- * a classification, and the job queue's claims and acknowledgements then share fsyncs, instead of each
- * adapter committing (and waiting for the disk) on its own, on the server's thread.
+ * The one group commit of a connection, shared by the adapters that write on it often: records, their
+ * classifications, and the job queue's claims and acknowledgements share fsyncs, instead of each adapter
+ * committing (and waiting for the disk) on its own, on the server's thread. The rarer writes (keys, a job's
+ * retry) and the query counter still commit on their own.
  */
 export function groupCommitOf(db: Db): GroupCommit {
   let group = perConnection.get(db);
