@@ -112,6 +112,16 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
+/**
+ * Opens an existing database file for reading only, as the search threads do (search-pool.ts): no
+ * migrations, no WAL switch (the server's connection has made both), and the same `busy_timeout`.
+ */
+export function openReadOnlyDatabase(file: string): Db {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 function migrate(db: Db): void {
   const apply = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;

@@ -1,6 +1,7 @@
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { SearchHit } from '../../domain/record.js';
 import type { SearchQuery } from '../../ports.js';
+import { openReadOnlyDatabase, type Db } from './database.js';
 import { SqliteSearchIndex } from './search-index.js';
 
 /** A search on one worker thread (search-pool.ts): the request's id and the search's arguments. */
@@ -11,7 +12,7 @@ export interface SearchRequest {
 }
 
 /** The answer to one SearchRequest: the hits, or why it failed. */
-export type SearchReply = { id: number; hits: Awaited<ReturnType<SqliteSearchIndex['search']>> } | { id: number; error: string };
+export type SearchReply = { id: number; hits: SearchHit[] } | { id: number; error: string };
 
 if (!parentPort) throw new Error('search-worker.ts runs as a worker thread of SqliteSearchPool');
 const port = parentPort;
@@ -19,11 +20,9 @@ const port = parentPort;
 // every transaction committed before it began, so a search still finds any write that has returned.
 const index = new SqliteSearchIndex(open((workerData as { file: string }).file));
 
-function open(file: string): Database.Database {
+function open(file: string): Db {
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    return db;
+    return openReadOnlyDatabase(file);
   } catch (error) {
     // A plain Error: the pool gets it as a clone, and a SqliteError's clone keeps its code but not its message.
     throw new Error(`cannot open ${file}: ${error instanceof Error ? error.message : String(error)}`);
