@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from './errors.js';
-import { LIMITS } from './record.js';
+import { LIMITS, type RecordInput } from './record.js';
 
 /** How long an idempotency key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -26,9 +26,14 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Hashes a validated request so that key order and white space do not make two equal requests differ. */
-export function requestHash(input: unknown): string {
-  return createHash('sha256').update(canonical(input), 'utf8').digest('hex');
+/**
+ * Hashes a validated write so that two requests that store the same record hash alike: key order and
+ * white space do not count, and neither does `null` against an absent `client` or `metadata`, which both
+ * mean "not given".
+ */
+export function requestHash(input: RecordInput): string {
+  const stored = { ...input, client: input.client ?? null, metadata: input.metadata ?? null };
+  return createHash('sha256').update(canonical(stored), 'utf8').digest('hex');
 }
 
 /**

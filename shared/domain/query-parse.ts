@@ -1,4 +1,5 @@
 import { ENGLISH_STOP_WORDS } from './stop-words.js';
+import { isBlank } from './text.js';
 
 /**
  * Free text, parsed into what a search backend matches: single words (OR-ed, stop words dropped) and
@@ -36,7 +37,7 @@ function words(text: string): string[] {
  * An unmatched double quote is ignored.
  */
 export function parseQuery(q: string | undefined | null): ParsedQuery | null {
-  if (q === undefined || q === null || q.trim() === '') return null;
+  if (q === undefined || q === null || isBlank(q)) return null;
   const terms: string[] = [];
   const phrases: string[][] = [];
   const seenTerms = new Set<string>();

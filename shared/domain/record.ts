@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { utf8Bytes } from './text.js';
 
 /** The six record types, in the order the interface lists them. */
 export const RECORD_TYPES = ['fact', 'decision', 'exchange', 'deliverable', 'open_item', 'signal'] as const;
@@ -11,10 +12,16 @@ export const LIMITS = {
   titleChars: 2048,
   bodyBytes: 65536,
   metadataBytes: 16384,
+  /** Levels of nesting in `metadata`, the object itself being level 1 (json-value.ts says why). */
+  metadataDepth: 32,
   idempotencyKeyChars: 255,
   requestBytes: 1024 * 1024,
+  /** Characters of a request's URL (path and query string): API Gateway's limit for a regional REST API. */
+  urlChars: 10240,
   searchLimitMax: 100,
   searchLimitDefault: 20,
+  /** How long a search may take before it fails with 503 search_timeout, unless configured otherwise. */
+  searchTimeoutMs: 5_000,
 } as const;
 
 /** The asynchronous type suggestion attached to a stored record. */
@@ -80,18 +87,6 @@ export function newRecord(tenantId: string, input: RecordInput, at: Date): Store
 /** The receipt of a stored record. */
 export function receiptOf(record: Pick<StoredRecord, 'id' | 'created_at' | 'tenant_id'>): RecordReceipt {
   return { id: record.id, created_at: record.created_at, tenant_id: record.tenant_id };
-}
-
-/** UTF-8 byte length of a string. */
-export function utf8Bytes(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
-}
-
-/** Length in Unicode code points, which is what "characters" means in the limits. */
-export function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
 }
 
 /** The bytes a record's own text takes (UTF-8 of its strings and of its metadata's JSON): what finance bills as storage. */

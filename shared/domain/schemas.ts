@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
-import { codePoints, LIMITS, RECORD_TYPES, utf8Bytes } from './record.js';
+import { jsonValueProblem } from './json-value.js';
+import { LIMITS, RECORD_TYPES } from './record.js';
 import { parseSince } from './since.js';
+import { codePoints, isBlank, malformedTextProblem, utf8Bytes } from './text.js';
 
 /**
  * The zod schemas of the API: the single source of validation, and of everything derived from the API:
@@ -12,18 +14,23 @@ import { parseSince } from './since.js';
  * developer and a model choosing what to send.
  */
 
-const nonBlank = (s: string) => s.trim() !== '';
+/** A string that can be stored and read back unchanged: well-formed Unicode (text.ts says why). */
+const wellFormedText = () =>
+  z.string().check((ctx) => {
+    const problem = malformedTextProblem(ctx.value);
+    if (problem !== null) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value, continue: false });
+  });
+
+const nonBlank = (s: string) => !isBlank(s);
 
 /** A required, non-blank string of at most `maxChars` code points. */
 const requiredText = (maxChars: number) =>
-  z
-    .string()
+  wellFormedText()
     .refine(nonBlank, { message: 'must not be blank', abort: true })
     .refine((s) => codePoints(s) <= maxChars, { message: `must be at most ${maxChars} characters` })
     .meta({ minLength: 1, maxLength: maxChars, pattern: '\\S' });
 
-const bodyText = z
-  .string()
+const bodyText = wellFormedText()
   .refine(nonBlank, { message: 'must not be blank', abort: true })
   .refine((s) => utf8Bytes(s) <= LIMITS.bodyBytes, {
     params: { code: 'body_too_large' },
@@ -32,18 +39,29 @@ const bodyText = z
   .meta({ minLength: 1, pattern: '\\S' });
 
 const optionalTag = (maxChars: number) =>
-  z
-    .string()
+  wellFormedText()
     .refine((s) => codePoints(s) <= maxChars, { message: `must be at most ${maxChars} characters` })
     .meta({ maxLength: maxChars })
     .nullish();
 
-/** A JSON object (not an array, not a scalar) of at most 16 KiB once serialized. */
+/**
+ * A JSON object (not an array, not a scalar) of at most 16 KiB once serialized and at most 32 levels
+ * deep, that every store and serializer gives back as sent (json-value.ts). The raw value is checked
+ * before zod copies it, since zod's copy drops a `__proto__` key; a problem there stops the pipe, so
+ * the size check below never serializes a value that is too deep.
+ */
 const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => utf8Bytes(JSON.stringify(m)) <= LIMITS.metadataBytes, {
-    message: `must be at most ${LIMITS.metadataBytes} bytes once serialized`,
-  })
+  .preprocess(
+    (value, ctx) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+      const problem = jsonValueProblem(value, LIMITS.metadataDepth);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem.message, input: value });
+      return value;
+    },
+    z.record(z.string(), z.unknown()).refine((m) => utf8Bytes(JSON.stringify(m)) <= LIMITS.metadataBytes, {
+      message: `must be at most ${LIMITS.metadataBytes} bytes once serialized`,
+    }),
+  )
   .nullish();
 
 /** What each type is for, in the words a model reads when it picks one. */
@@ -72,7 +90,11 @@ export const recordInputSchema = z
     title: requiredText(LIMITS.titleChars).meta({ description: `${titleDescription} At most ${LIMITS.titleChars} characters.` }),
     body: bodyText.meta({ description: `The details: context, reasons, names, numbers. Searched too. At most ${LIMITS.bodyBytes} bytes in UTF-8.` }),
     client: optionalTag(LIMITS.clientChars).meta({ description: 'Optional: the customer, project or user the record is about; searches can filter on it.' }),
-    metadata: metadata.meta({ description: `Optional JSON object kept with the record and returned with it, never searched. At most ${LIMITS.metadataBytes} bytes once serialized.` }),
+    metadata: metadata.meta({
+      description:
+        `Optional JSON object kept with the record and returned with it, never searched. At most ${LIMITS.metadataBytes} bytes once serialized ` +
+        `and ${LIMITS.metadataDepth} levels deep; numbers are IEEE 754 doubles (send larger integers as strings).`,
+    }),
   })
   .meta({ id: 'RecordInput', description: 'A record to store.' });
 
@@ -200,7 +222,7 @@ export const errorBodySchema = z
   .strictObject({
     error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
-    retry_after: z.number().int().min(1).optional().meta({ description: 'On 429: seconds to wait before retrying (also in Retry-After).' }),
+    retry_after: z.number().int().min(1).optional().meta({ description: 'On 429 and 503: seconds to wait before retrying (also in Retry-After).' }),
     request_id: z.string().optional().meta({ description: 'On 500: quote it when you report the problem.' }),
   })
   .meta({ id: 'ErrorBody', description: 'An error; the code is one of a closed list (docs/api.md).' });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { AppError, type ErrorCode } from './errors.js';
 import { RECORD_TYPES } from './record.js';
 import { classifyInputSchema, recordInputSchema, searchParamsSchema, type SearchParams } from './schemas.js';
+import { isBlank } from './text.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -17,7 +18,7 @@ const TYPE_MESSAGE = `type must be one of: ${RECORD_TYPES.join(', ')}`;
 /** A required field that is absent, null, or an empty or blank string is missing, whatever its schema. */
 function isMissing(issue: Issue): boolean {
   const input = issue.input;
-  return issue.path.length === 1 && (input === undefined || input === null || (typeof input === 'string' && input.trim() === ''));
+  return issue.path.length === 1 && (input === undefined || input === null || (typeof input === 'string' && isBlank(input)));
 }
 
 function classify(issue: Issue, required: ReadonlySet<string>): AppError {

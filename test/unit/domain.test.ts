@@ -3,7 +3,8 @@ import { AppError, errorBody } from '../../shared/domain/errors.js';
 import { readIdempotencyKey, requestHash } from '../../shared/domain/idempotency.js';
 import { isQuotaMonth, quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
 import { RANK_HALF_SCORE, rankFromScore } from '../../shared/domain/rank.js';
-import { codePoints, newRecord, utf8Bytes } from '../../shared/domain/record.js';
+import { newRecord } from '../../shared/domain/record.js';
+import { codePoints, utf8Bytes } from '../../shared/domain/text.js';
 import { parseSince } from '../../shared/domain/since.js';
 
 describe('rank', () => {
@@ -78,10 +79,21 @@ describe('API keys', () => {
 });
 
 describe('idempotency', () => {
+  const write = { agent_id: 'a', type: 'fact', title: 't', body: 'b' } as const;
+
   test('the request hash ignores key order but not values', () => {
-    expect(requestHash({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(requestHash({ b: { d: 'x', c: [1, 2] }, a: 1 }));
-    expect(requestHash({ a: 1 })).not.toBe(requestHash({ a: 2 }));
-    expect(requestHash({ a: [1, 2] })).not.toBe(requestHash({ a: [2, 1] }));
+    const meta = (metadata: Record<string, unknown>) => requestHash({ ...write, metadata });
+    expect(meta({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(meta({ b: { d: 'x', c: [1, 2] }, a: 1 }));
+    expect(meta({ a: 1 })).not.toBe(meta({ a: 2 }));
+    expect(meta({ a: [1, 2] })).not.toBe(meta({ a: [2, 1] }));
+    expect(requestHash({ ...write, title: 'u' })).not.toBe(requestHash(write));
+  });
+
+  test('the request hash reads a null client or metadata as not given, as the API does', () => {
+    expect(requestHash({ ...write, client: null, metadata: null })).toBe(requestHash(write));
+    expect(requestHash({ ...write, client: undefined })).toBe(requestHash(write));
+    expect(requestHash({ ...write, client: '' })).not.toBe(requestHash(write));
+    expect(requestHash({ ...write, metadata: {} })).not.toBe(requestHash(write));
   });
 
   test('the header is optional, and bounded', () => {

@@ -1,7 +1,21 @@
-import { RECORD_TYPES } from '../../shared/domain/record.js';
+import { jsonValueProblem } from '../../shared/domain/json-value.js';
+import { LIMITS, RECORD_TYPES } from '../../shared/domain/record.js';
+import { isBlank, unpairedSurrogateAt } from '../../shared/domain/text.js';
 import { parseClassifyInput, parseRecordInput, parseSearchParams } from '../../shared/domain/validation.js';
 
 const valid = { agent_id: 'a', type: 'fact', title: 't', body: 'b' };
+
+/** An object nested `levels` deep: `{"a": {"a": … 1}}`, the outer object being level 1. */
+const nested = (levels: number): Record<string, unknown> => JSON.parse('{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
+
+function messageOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -51,6 +65,63 @@ describe('record input', () => {
     [{ body: 'é'.repeat(32769) }, 'body_too_large'],
   ])('%j -> %s', (override, code) => {
     expect(codeOf(() => parseRecordInput({ ...valid, ...override }))).toBe(code);
+  });
+
+  test('blank means no visible character: white space, no-break and zero-width spaces, controls, fillers', () => {
+    for (const blank of ['\u00a0\u200b', '\u200b', '\ufeff', '\u3164', '\u2060\u180e', '\u0000', '\t\n\u2028', '\u034f\ufe0f']) {
+      expect([blank, codeOf(() => parseRecordInput({ ...valid, title: blank }))]).toEqual([blank, 'missing_field']);
+      expect(isBlank(blank)).toBe(true);
+    }
+    for (const visible of ['\u200ba', '.', '😀', '\u0301', '\u2800', '\ue000']) expect(isBlank(visible)).toBe(false);
+  });
+
+  test('text that UTF-8 cannot store (an unpaired surrogate) is refused in every field, with its position', () => {
+    for (const field of ['agent_id', 'title', 'body', 'client']) {
+      for (const bad of ['\ud800', 'a\udc00', 'x\ud83d', '\udc00\ud800']) {
+        expect(codeOf(() => parseRecordInput({ ...valid, [field]: bad }))).toBe('invalid_field');
+      }
+    }
+    expect(messageOf(() => parseRecordInput({ ...valid, title: 'ab\ud800' }))).toBe(
+      'title is not well-formed Unicode: an unpaired surrogate (\\ud800) at position 2',
+    );
+    expect(parseRecordInput({ ...valid, title: 'pair 😀 ok' }).title).toBe('pair 😀 ok');
+    expect([unpairedSurrogateAt('😀'), unpairedSurrogateAt('a\ud83d'), unpairedSurrogateAt('\ude00')]).toEqual([-1, 1, 0]);
+  });
+
+  test(`metadata nests at most ${LIMITS.metadataDepth} levels; deeper is invalid_field, however deep, without recursion`, () => {
+    expect(parseRecordInput({ ...valid, metadata: nested(LIMITS.metadataDepth) }).metadata).toEqual(nested(LIMITS.metadataDepth));
+    const arrays = { a: JSON.parse('['.repeat(LIMITS.metadataDepth - 1) + ']'.repeat(LIMITS.metadataDepth - 1)) };
+    expect(codeOf(() => parseRecordInput({ ...valid, metadata: arrays }))).toBeUndefined();
+    for (const levels of [LIMITS.metadataDepth + 1, 3000, 200_000]) {
+      expect(messageOf(() => parseRecordInput({ ...valid, metadata: nested(levels) }))).toMatch(
+        /^metadata is nested deeper than 32 levels \(at \/a(\/a){31}\)$/,
+      );
+    }
+    expect(codeOf(() => parseRecordInput({ ...valid, metadata: { a: JSON.parse('['.repeat(40) + ']'.repeat(40)) } }))).toBe('invalid_field');
+  });
+
+  test('metadata must come back as sent: no __proto__ key, no number beyond a double, no unpaired surrogate', () => {
+    const cases: [string, string][] = [
+      ['{"__proto__":{"x":1}}', 'metadata has the key "__proto__", which JavaScript reads as the object\'s prototype (at /__proto__)'],
+      ['{"a":[{"__proto__":1}]}', 'metadata has the key "__proto__", which JavaScript reads as the object\'s prototype (at /a/0/__proto__)'],
+      ['{"n":1e400}', 'metadata has a number outside the range of a double (IEEE 754), such as 1e400 (at /n)'],
+      ['{"n":[-1e999]}', 'metadata has a number outside the range of a double (IEEE 754), such as 1e400 (at /n/0)'],
+      ['{"s":"\\ud800"}', 'metadata has a string that is not well-formed Unicode: an unpaired surrogate (\\ud800) at position 0 (at /s)'],
+      ['{"k\\udfff":1}', 'metadata has a key that is not well-formed Unicode: an unpaired surrogate (\\udfff) at position 1 (at /k\ufffd)'],
+      ['{"a/b~c":{"x":1e500}}', 'metadata has a number outside the range of a double (IEEE 754), such as 1e400 (at /a~1b~0c/x)'],
+    ];
+    for (const [json, message] of cases) {
+      expect(messageOf(() => parseRecordInput({ ...valid, metadata: JSON.parse(json) }))).toBe(message);
+    }
+    // The first problem in document order is the one reported.
+    expect(jsonValueProblem(JSON.parse('{"a":{"b":1e400},"__proto__":1}'), 32)?.pointer).toBe('/a/b');
+    // Everything else that JSON has passes, exactly.
+    const fine = { s: 'NUL \u0000 and 😀', n: [0, -0.5, 1e308, 5e-324], b: [true, false, null], o: {}, l: [], constructor: 'x', '': 1 };
+    expect(parseRecordInput({ ...valid, metadata: fine }).metadata).toEqual(fine);
+  });
+
+  test('a body with a problem in an earlier field reports that field first, even when metadata is also too deep', () => {
+    expect(codeOf(() => parseRecordInput({ ...valid, agent_id: '', metadata: nested(100_000) }))).toBe('missing_field');
   });
 
   test('unknown fields are reported before anything else', () => {
