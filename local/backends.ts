@@ -45,7 +45,7 @@ export function openBackend(config: LocalConfig, logger: Logger): Promise<Backen
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
 function openSqliteBackend(config: LocalConfig): Backend {
   const sqlite = openSqliteAdapters(config.databaseFile);
-  const search = searchOn(sqlite, config.databaseFile, config.searchThreads);
+  const search = searchOn(sqlite, config.databaseFile, config);
   return {
     ...sqlite,
     search,
@@ -61,11 +61,18 @@ function openSqliteBackend(config: LocalConfig): Backend {
 }
 
 /**
- * The SQLite search as the server runs it: on `threads` worker threads with connections of their own
- * (search-pool.ts), or, with 0, on the adapters' connection in the server's thread.
+ * The SQLite search as the server runs it: on worker threads with connections of their own, a deadline
+ * and a bounded queue (search-pool.ts), or, with 0 threads, on the adapters' connection in the server's
+ * thread, where a search is one synchronous call that nothing waits behind.
  */
-function searchOn(sqlite: SqliteAdapters, file: string, threads: number): SearchIndex & { close(): Promise<void> } {
-  if (threads > 0) return new SqliteSearchPool(file, threads);
+function searchOn(
+  sqlite: SqliteAdapters,
+  file: string,
+  config: Pick<LocalConfig, 'searchThreads' | 'searchTimeoutMs' | 'searchQueue'>,
+): SearchIndex & { close(): Promise<void> } {
+  if (config.searchThreads > 0) {
+    return new SqliteSearchPool(file, { threads: config.searchThreads, timeoutMs: config.searchTimeoutMs, maxWaiting: config.searchQueue });
+  }
   return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };
 }
 
@@ -87,7 +94,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
     for (const suffix of ['', '-wal', '-shm']) rmSync(indexFile + suffix, { force: true });
   }
   const index = openSqliteAdapters(indexFile);
-  const search = searchOn(index, indexFile, config.searchThreads);
+  const search = searchOn(index, indexFile, config);
   const dynamo = dynamoDbAdapters(client, aws.tables);
   const indexer = createIndexerHandler({
     index: new SqliteDocumentIndex(index.db),

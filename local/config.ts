@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseEnv } from '../shared/env.js';
 import { loadAwsConfig, type AwsConfig } from '../shared/adapters/aws/config.js';
+import { LIMITS } from '../shared/domain/record.js';
 import type { Limits } from '../shared/domain/tenant.js';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -23,6 +24,9 @@ const configSchema = z.object({
   MEMORY_AUTH_CACHE_SECONDS: z.coerce.number().min(0).max(4).default(2),
   MEMORY_JOB_POLL_MS: positiveInt.default(250),
   MEMORY_SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(Math.min(4, availableParallelism())),
+  // Below the 30 s the local Lambda context grants, so a search always fails on its own terms first.
+  MEMORY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(25_000).default(LIMITS.searchTimeoutMs),
+  MEMORY_SEARCH_QUEUE: z.coerce.number().int().min(0).max(100_000).default(256),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL', 'TRACE']).default('INFO'),
 });
 
@@ -42,6 +46,10 @@ export interface LocalConfig {
   jobPollMs: number;
   /** Worker threads that run the SQLite searches; 0 runs them on the server's own thread. */
   searchThreads: number;
+  /** How long a search on the threads may take, waiting included, before it answers 503 search_timeout. */
+  searchTimeoutMs: number;
+  /** Searches that may wait for a search thread; one more answers 503 overloaded. */
+  searchQueue: number;
   logLevel: z.output<typeof configSchema>['LOG_LEVEL'];
 }
 
@@ -64,6 +72,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
     authCacheMs: c.MEMORY_AUTH_CACHE_SECONDS * 1000,
     jobPollMs: c.MEMORY_JOB_POLL_MS,
     searchThreads: c.MEMORY_SEARCH_THREADS,
+    searchTimeoutMs: c.MEMORY_SEARCH_TIMEOUT_MS,
+    searchQueue: c.MEMORY_SEARCH_QUEUE,
     logLevel: c.LOG_LEVEL,
   };
 }

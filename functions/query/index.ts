@@ -12,7 +12,7 @@ const search = openSearchClient({ node: required(config.opensearch.endpoint, 'OP
 
 /** The Lambda entry of `GET /api/v1/query`: OpenSearch for the search, DynamoDB for the query quota. */
 export const handler = createQueryHandler({
-  search: new OpenSearchSearchIndex(search, config.opensearch.index),
+  search: new OpenSearchSearchIndex(search, config.opensearch.index, { timeoutMs: config.opensearch.searchTimeoutMs }),
   usage: new DynamoDbUsageMeter(documentClient(dynamoDbClient(config)), config.tables.usage),
   logger: new Logger({ serviceName: config.serviceName }),
   metrics: new Metrics({ namespace: config.metricsNamespace, serviceName: config.serviceName }),

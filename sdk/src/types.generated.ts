@@ -26,7 +26,7 @@ export interface RecordInput {
    */
   client?: string | null;
   /**
-   * Optional JSON object kept with the record and returned with it, never searched. At most 16384 bytes once serialized.
+   * Optional JSON object kept with the record and returned with it, never searched. At most 16384 bytes once serialized and 32 levels deep; numbers are IEEE 754 doubles (send larger integers as strings).
    */
   metadata?: {
     [k: string]: unknown;
@@ -174,16 +174,19 @@ export interface ErrorBody {
     | "not_found"
     | "method_not_allowed"
     | "payload_too_large"
+    | "uri_too_long"
     | "unsupported_media_type"
     | "idempotency_key_reused"
     | "rate_limited"
     | "query_quota_exceeded"
     | "headers_too_large"
     | "internal_error"
+    | "overloaded"
+    | "search_timeout"
     | "record_quota_exceeded";
   message: string;
   /**
-   * On 429: seconds to wait before retrying (also in Retry-After).
+   * On 429 and 503: seconds to wait before retrying (also in Retry-After).
    */
   retry_after?: number;
   /**

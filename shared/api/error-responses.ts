@@ -24,17 +24,20 @@ const WHEN = {
   not_found: 'no operation has this path',
   method_not_allowed: 'the path has an operation, but not for this method; `Allow` lists the methods it has',
   payload_too_large: `the request body is larger than ${LIMITS.requestBytes} bytes (1 MiB); it is refused before it is parsed`,
+  uri_too_long: `the URL (path and query string) is longer than ${LIMITS.urlChars} characters (answered by the HTTP layer)`,
   unsupported_media_type: 'the Content-Type is not JSON',
   idempotency_key_reused: 'the `Idempotency-Key` was used within 24 hours for a different request',
   rate_limited: "the API key's rate limit is exceeded",
   query_quota_exceeded: "the tenant's monthly query quota is used up; `retry_after` counts the seconds to the next month (UTC)",
   headers_too_large: 'the request headers exceed 64 KiB (answered by the HTTP layer)',
   internal_error: 'anything unexpected; the body carries a `request_id` that is also in the log',
+  overloaded: 'too many searches are waiting for the search engine; retry after `retry_after` seconds',
+  search_timeout: `the search did not finish within the search deadline (${LIMITS.searchTimeoutMs / 1000} s unless configured otherwise); retry after \`retry_after\` seconds`,
   record_quota_exceeded: "the tenant's monthly record quota is used up",
 } as const satisfies Record<ErrorCode, string>;
 
 /** Codes Node's HTTP parser answers with, for a request it cannot read, before any route or operation. */
-const HTTP_LAYER = ['invalid_request', 'headers_too_large'] as const satisfies ErrorCode[];
+const HTTP_LAYER = ['invalid_request', 'uri_too_long', 'headers_too_large'] as const satisfies ErrorCode[];
 /** Codes any request to an operation can meet before the operation runs, or whatever it does. */
 const EVERY_OPERATION = [...HTTP_LAYER, 'unauthorized', 'rate_limited', 'internal_error'] as const satisfies ErrorCode[];
 /** Codes of reading a JSON request body. */
@@ -45,20 +48,20 @@ const ROUTING = ['not_found', 'method_not_allowed'] as const satisfies ErrorCode
 /** The error codes each operation can answer with. */
 export const OPERATION_ERRORS = {
   remember: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type', 'body_too_large', 'idempotency_key_reused', 'record_quota_exceeded'],
-  recall: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'query_quota_exceeded'],
+  recall: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'query_quota_exceeded', 'overloaded', 'search_timeout'],
   classify: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'body_too_large'],
 } as const satisfies Record<string, ErrorCode[]>;
 
 /** The Error schema narrowed to the codes of one response, with the fields its status always carries. */
 function errorSchema(status: number, codes: readonly ErrorCode[]): JsonObject {
   type ErrorField = keyof z.output<typeof errorBodySchema>;
-  const always: ErrorField[] = status === 429 ? ['retry_after'] : status === 500 ? ['request_id'] : [];
+  const always: ErrorField[] = status === 429 || status === 503 ? ['retry_after'] : status === 500 ? ['request_id'] : [];
   const narrowed: JsonObject = { properties: { error: { enum: codes } }, ...(always.length > 0 ? { required: always } : {}) };
   return { allOf: [schemaRef(errorBodySchema), narrowed] };
 }
 
 /** The headers an error answer with this status carries, besides the request id. */
-const ERROR_HEADERS: Record<number, string[]> = { 405: ['Allow'], 429: ['Retry-After'] };
+const ERROR_HEADERS: Record<number, string[]> = { 405: ['Allow'], 429: ['Retry-After'], 503: ['Retry-After'] };
 
 /** One error response: its reason phrase and, for each code it can carry, when. */
 function errorResponse(status: number, codes: readonly ErrorCode[]): JsonObject {

@@ -1,7 +1,8 @@
 /**
  * The closed set of error codes the service answers with, and the one place that maps them to HTTP status.
- * The table follows ../shared/spec/decisions.md; `invalid_request` and `headers_too_large` are the two
- * transport-level additions documented in docs/api.md.
+ * The table follows ../shared/spec/decisions.md (with version 1.1's `uri_too_long`); docs/api.md documents
+ * the additions: `invalid_request` and `headers_too_large` from the HTTP layer, and the two 503s that
+ * bound a search, `overloaded` and `search_timeout`.
  */
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -16,12 +17,15 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
   query_quota_exceeded: 429,
   headers_too_large: 431,
   internal_error: 500,
+  overloaded: 503,
+  search_timeout: 503,
   record_quota_exceeded: 507,
 } as const;
 
@@ -32,7 +36,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Seconds until the caller may retry; only for the 429 codes. */
+    /** Seconds until the caller may retry; for the 429 and 503 codes. */
     readonly retryAfter?: number,
   ) {
     super(message);
@@ -52,7 +56,7 @@ export interface ErrorBody {
   request_id?: string;
 }
 
-/** Builds the JSON body for an AppError; 429 bodies carry `retry_after` (integer seconds, at least 1). */
+/** Builds the JSON body for an AppError; 429 and 503 bodies carry `retry_after` (integer seconds, at least 1). */
 export function errorBody(err: AppError): ErrorBody {
   const body: ErrorBody = { error: err.code, message: err.message };
   if (err.retryAfter !== undefined) body.retry_after = Math.max(1, Math.ceil(err.retryAfter));

@@ -12,7 +12,7 @@ function sqliteFixture(searchThreads: number): () => Promise<PortFixture> {
     const dir = mkdtempSync(join(tmpdir(), 'memory-ports-'));
     const file = join(dir, 'memory.db');
     const adapters = openSqliteAdapters(file);
-    const pool = searchThreads > 0 ? new SqliteSearchPool(file, searchThreads) : null;
+    const pool = searchThreads > 0 ? new SqliteSearchPool(file, { threads: searchThreads, timeoutMs: 10_000, maxWaiting: 1000 }) : null;
     return {
       ...adapters,
       search: pool ?? adapters.search,

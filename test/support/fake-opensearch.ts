@@ -14,6 +14,8 @@ export interface Received {
 export interface Reply {
   status: number;
   body: unknown;
+  /** Answer only after this long, as a cluster under load would. */
+  delayMs?: number;
 }
 
 /**
@@ -44,8 +46,13 @@ export class FakeOpenSearch {
         };
         this.received.push(request);
         const reply = this.reply(request);
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(reply.body));
+        const answer = () => {
+          if (res.destroyed) return;
+          res.writeHead(reply.status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(reply.body));
+        };
+        if (reply.delayMs === undefined) answer();
+        else setTimeout(answer, reply.delayMs).unref();
       });
     });
   }

@@ -25,8 +25,9 @@ function parseOrThrow<S extends z.ZodType>(schema: S, body: unknown, what: strin
 /**
  * Checks a real answer against the documented response schemas, strictly (an extra field fails too): a
  * success must be the route's documented status and body; an error body must fit the Error schema, with a
- * code whose status is the answer's, `retry_after` and a matching `Retry-After` on 429, a `request_id` on
- * 500. Every answer is JSON. Throws an Error that names the route when the answer does not fit.
+ * code whose status is the answer's, `retry_after` and a matching `Retry-After` on 429 and 503, a
+ * `request_id` on 500. Every answer is JSON. The answer to a HEAD is the GET's status and headers with no
+ * body. Throws an Error that names the route when the answer does not fit.
  */
 export function checkAnswer(method: string, url: string, status: number, headers: Headers, body: unknown): void {
   const path = new URL(url, 'http://localhost').pathname;
@@ -34,10 +35,17 @@ export function checkAnswer(method: string, url: string, status: number, headers
   const contentType = headers.get('content-type') ?? '';
   if (!/^application\/json(;|$)/.test(contentType)) throw new Error(`${what} has Content-Type ${JSON.stringify(contentType)}, not JSON`);
 
+  if (method === 'HEAD') {
+    if (body !== undefined) throw new Error(`${what} has a body`);
+    const documented = SUCCESS[`GET ${path}`];
+    if (status < 400 && documented?.[0] !== status) throw new Error(`${what}: GET ${path} does not answer ${status}`);
+    return;
+  }
+
   if (status >= 400) {
     const error = parseOrThrow(errorBodySchema, body, `the error body of ${what}`);
     if (ERROR_STATUS[error.error] !== status) throw new Error(`${what} carries ${error.error}, which ERROR_STATUS maps to ${ERROR_STATUS[error.error]}`);
-    if (status === 429 && (error.retry_after === undefined || headers.get('retry-after') !== String(error.retry_after))) {
+    if ((status === 429 || status === 503) && (error.retry_after === undefined || headers.get('retry-after') !== String(error.retry_after))) {
       throw new Error(`${what} needs retry_after and the same Retry-After header (got ${error.retry_after} and ${headers.get('retry-after')})`);
     }
     if (status === 500 && error.request_id === undefined) throw new Error(`${what} has no request_id`);

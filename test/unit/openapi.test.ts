@@ -145,10 +145,10 @@ describe('docs/openapi.json', () => {
     expect((Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => !listed.has(code))).toEqual([]);
   });
 
-  test('429 answers carry retry_after and Retry-After, 500 answers a request_id, 405 answers Allow', () => {
+  test('429 and 503 answers carry retry_after and Retry-After, 500 answers a request_id, 405 answers Allow', () => {
     for (const [where, status, response] of allResponses()) {
       const narrowed = response.content?.['application/json']?.schema?.allOf?.[1];
-      if (status === '429') {
+      if (status === '429' || status === '503') {
         expect([where, narrowed.required, Object.keys(response.headers)]).toEqual([where, ['retry_after'], ['X-Request-Id', 'Retry-After']]);
       }
       if (status === '500') expect([where, narrowed.required]).toEqual([where, ['request_id']]);
@@ -158,9 +158,9 @@ describe('docs/openapi.json', () => {
 
   test('each operation answers what decisions.md lists for it', () => {
     const statuses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses);
-    expect(statuses('post', '/api/v1/record')).toEqual(['201', '400', '401', '413', '415', '422', '429', '431', '500', '507']);
-    expect(statuses('get', '/api/v1/query')).toEqual(['200', '400', '401', '429', '431', '500']);
-    for (const path of ['/v1/classify', '/api/v1/classify']) expect(statuses('post', path)).toEqual(['200', '400', '401', '413', '415', '429', '431', '500']);
+    expect(statuses('post', '/api/v1/record')).toEqual(['201', '400', '401', '413', '414', '415', '422', '429', '431', '500', '507']);
+    expect(statuses('get', '/api/v1/query')).toEqual(['200', '400', '401', '414', '429', '431', '500', '503']);
+    for (const path of ['/v1/classify', '/api/v1/classify']) expect(statuses('post', path)).toEqual(['200', '400', '401', '413', '414', '415', '429', '431', '500']);
     expect(codesListed(doc.paths['/api/v1/query'].get.responses['429'].description)).toEqual(['rate_limited', 'query_quota_exceeded']);
     expect(Object.keys(doc.paths['/api/v1/record'].post.responses['201'].headers)).toEqual(['Location', 'Idempotent-Replayed', 'X-Request-Id']);
   });

@@ -4,6 +4,7 @@ import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/do
 import { putRecordsIndexTemplate, recordDocument, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
 import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
+import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
@@ -125,6 +126,17 @@ describe('OpenSearchSearchIndex', () => {
     await expect(new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: null, limit: 20 })).rejects.toThrow(
       "holds another tenant's record",
     );
+  });
+
+  test('a cluster that does not answer within the deadline fails the search with 503 search_timeout, after one request', async () => {
+    fake.reply = () => ({ ...hitsReply([]), delayMs: 2000 });
+    const started = Date.now();
+    const error = await new OpenSearchSearchIndex(client, INDEX, { timeoutMs: 300 }).search(TENANT, { text: null, limit: 20 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'search_timeout', status: 503, retryAfter: 1, message: 'The search did not finish within 0.3 s; try again in a moment' });
+    expect(Date.now() - started).toBeLessThan(1500);
+    // No retry: a second attempt would double the wait past the query Lambda's own timeout.
+    expect(fake.received.filter((r) => r.path.endsWith('/_search'))).toHaveLength(1);
   });
 
   test('a failed search request fails the search', async () => {

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
-import { SqliteSearchPool } from '../../shared/adapters/local/search-pool.js';
+import { SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
+import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
 import type { SearchQuery } from '../../shared/ports.js';
+import { eventually } from '../support/local-service.js';
 
 const TENANT = '0193a000-0000-7000-8000-000000000001';
 const WORDS = ['invoice', 'refund', 'deploy', 'latency', 'customer', 'renewal', 'outage', 'dashboard'];
@@ -14,6 +16,10 @@ const WORDS = ['invoice', 'refund', 'deploy', 'latency', 'customer', 'renewal', 
 let dir: string;
 let adapters: SqliteAdapters;
 let pool: SqliteSearchPool;
+
+/** A pool on the test database with roomy limits, unless the test sets its own. */
+const poolOf = (file: string, options: Partial<SearchPoolOptions> = {}) =>
+  new SqliteSearchPool(file, { threads: 2, timeoutMs: 10_000, maxWaiting: 100, ...options });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'memory-pool-'));
@@ -25,7 +31,7 @@ beforeAll(async () => {
     const record = newRecord(TENANT, { agent_id: `agent-${i % 3}`, type: 'fact', title, body, client: null, metadata: i % 2 ? { i } : null }, new Date(at + i));
     await adapters.records.create(TENANT, record, { recordQuota: 1000, month: '2026-11' });
   }
-  pool = new SqliteSearchPool(join(dir, 'memory.db'), 2);
+  pool = poolOf(join(dir, 'memory.db'));
 });
 
 afterAll(async () => {
@@ -86,7 +92,7 @@ describe('SQLite search on worker threads', () => {
   });
 
   test('a thread that cannot start fails each search with the reason, without restarting in a loop', async () => {
-    const missing = new SqliteSearchPool(join(dir, 'no-such.db'), 1);
+    const missing = poolOf(join(dir, 'no-such.db'), { threads: 1 });
     try {
       await expect(missing.search(TENANT, query('invoice'))).rejects.toThrow(/a search thread failed: cannot open .*no-such\.db/);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -98,9 +104,109 @@ describe('SQLite search on worker threads', () => {
   });
 
   test('a closed pool refuses searches', async () => {
-    const closed = new SqliteSearchPool(join(dir, 'memory.db'), 1);
+    const closed = poolOf(join(dir, 'memory.db'), { threads: 1 });
     await closed.close();
     await expect(closed.search(TENANT, query('invoice'))).rejects.toThrow(/closed/);
-    expect(() => new SqliteSearchPool(join(dir, 'memory.db'), 0)).toThrow(/at least one thread/);
+    expect(() => poolOf(join(dir, 'memory.db'), { threads: 0 })).toThrow(/at least one thread/);
+  });
+
+  test('a record stored before metadata had a depth limit (2 500 levels) is still found, its metadata intact', async () => {
+    // What the service accepted before it refused metadata deeper than 32 levels: the search threads'
+    // answers crossed as structured clones, which overflow at about a thousand levels, and such a record
+    // broke every search that found it.
+    const deep = '{"a":'.repeat(2500) + '1' + '}'.repeat(2500);
+    const record = newRecord(TENANT, { agent_id: 'legacy', type: 'fact', title: 'Legacy wombat', body: 'Deep.', client: null, metadata: null }, new Date());
+    await adapters.records.create(TENANT, record, { recordQuota: 1000, month: '2026-11' });
+    adapters.db.prepare('UPDATE records SET metadata = ? WHERE id = ?').run(deep, record.id);
+    for (const q of [query('wombat'), query(null, { agent_id: 'legacy' })]) {
+      const [hit, ...rest] = await pool.search(TENANT, q);
+      expect(rest).toEqual([]);
+      expect(hit!.id).toBe(record.id);
+      expect(JSON.stringify(hit!.metadata)).toBe(deep);
+    }
+  });
+});
+
+describe('the search pool bounds every search', () => {
+  const STALLING = new URL('../support/stalling-search-worker.mjs', import.meta.url);
+  const stalling = (options: Partial<SearchPoolOptions>) => poolOf('unused.db', { threads: 1, entry: STALLING, ...options });
+  const failure = async (search: Promise<unknown>) => search.then(() => { throw new Error('the search answered'); }, (error: unknown) => error as Error);
+
+  test('a search waiting behind a busy thread fails at its deadline with 503 search_timeout and leaves the queue', async () => {
+    const p = stalling({ timeoutMs: 500 });
+    try {
+      const busy = failure(p.search(TENANT, query('block900')));
+      const started = Date.now();
+      const waiting = await failure(p.search(TENANT, query('ok')));
+      expect(waiting).toBeInstanceOf(AppError);
+      expect(waiting).toMatchObject({ code: 'search_timeout', status: 503, retryAfter: 1 });
+      expect(waiting.message).toBe('The search did not finish within 0.5 s; try again in a moment');
+      expect(Date.now() - started).toBeLessThan(900);
+      expect(await busy).toMatchObject({ code: 'search_timeout' });
+      // The thread finishes its search within its grace period and is kept; the expired search never
+      // reached it, so the next search is the next thing it runs.
+      const [thread] = threadsOf(p);
+      await eventually(async () => (thread as unknown as { task: unknown }).task === null);
+      expect(await p.search(TENANT, query('ok'))).toHaveLength(1);
+      expect(threadsOf(p)[0]).toBe(thread);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('searches beyond the queue fail at once with 503 overloaded; those queued are answered in turn', async () => {
+    const p = stalling({ maxWaiting: 2 });
+    try {
+      const running = p.search(TENANT, query('block300'));
+      const queued = [p.search(TENANT, query('ok')), p.search(TENANT, query('ok'))];
+      const refused = await failure(p.search(TENANT, query('ok')));
+      expect(refused).toMatchObject({ code: 'overloaded', status: 503, retryAfter: 1 });
+      expect(refused.message).toMatch(/Too many searches are waiting \(2\)/);
+      expect(await Promise.all([running, ...queued])).toEqual([expect.any(Array), expect.any(Array), expect.any(Array)]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('a thread that never answers fails its search on time, then is stopped and replaced', async () => {
+    const p = stalling({ timeoutMs: 200 });
+    try {
+      const [first] = threadsOf(p);
+      const started = Date.now();
+      expect(await failure(p.search(TENANT, query('hang')))).toMatchObject({ code: 'search_timeout' });
+      expect(Date.now() - started).toBeLessThan(600);
+      // The hung thread gets as long again to answer; then it is stopped and its slot emptied…
+      await eventually(async () => threadsOf(p)[0] === null);
+      // …and the next search starts a new thread, which answers.
+      expect(await p.search(TENANT, query('ok'))).toHaveLength(1);
+      expect(threadsOf(p)[0]).not.toBe(first);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('a reply that cannot be read fails that one search with the reason; the thread goes on', async () => {
+    const p = stalling({});
+    try {
+      expect((await failure(p.search(TENANT, query('garbled')))).message).toMatch(/a search result could not be read/);
+      const [thread] = threadsOf(p);
+      const pending = p.search(TENANT, query('block200'));
+      thread!.worker.emit('messageerror', new Error('could not deserialize'));
+      expect((await failure(pending)).message).toMatch(/a search thread's answer could not be read: could not deserialize/);
+      expect((await failure(p.search(TENANT, query('throw')))).message).toBe('engine failed');
+      expect(await p.search(TENANT, query('ok'))).toHaveLength(1);
+      expect(threadsOf(p)[0]).toBe(thread);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('closing the pool fails the searches that wait and the one that runs', async () => {
+    const p = stalling({});
+    const running = failure(p.search(TENANT, query('block300')));
+    const waiting = failure(p.search(TENANT, query('ok')));
+    await p.close();
+    expect((await running).message).toMatch(/closed/);
+    expect((await waiting).message).toMatch(/closed/);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS } from '../../domain/record.js';
 import { parseEnv } from '../../env.js';
 import type { BedrockSettings } from './bedrock/classifier.js';
 import type { TableNames } from './dynamodb/tables.js';
@@ -21,6 +22,8 @@ export const awsEnvSchema = z.object({
   OPENSEARCH_ENDPOINT: z.url().optional(),
   /** The records index, or an alias with one write index. */
   OPENSEARCH_INDEX: z.string().min(1).default('memory-records'),
+  /** How long the query Lambda waits for OpenSearch before it answers 503 search_timeout; inside its 10 s timeout. */
+  MEMORY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(8_000).default(LIMITS.searchTimeoutMs),
   /** The classification queue; the indexer Lambda needs it. */
   CLASSIFICATION_QUEUE_URL: z.url().optional(),
   /**
@@ -47,7 +50,7 @@ export interface AwsConfig {
   region: string;
   dynamodbEndpoint: string | undefined;
   tables: TableNames;
-  opensearch: { endpoint: string | undefined; index: string };
+  opensearch: { endpoint: string | undefined; index: string; searchTimeoutMs: number };
   classificationQueueUrl: string | undefined;
   /** The API Gateway side of key issuance; null unless all three MEMORY_API_* settings are given. */
   gateway: GatewaySettings | null;
@@ -90,7 +93,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
       usage: c.MEMORY_USAGE_TABLE,
       idempotency: c.MEMORY_IDEMPOTENCY_TABLE,
     },
-    opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX },
+    opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX, searchTimeoutMs: c.MEMORY_SEARCH_TIMEOUT_MS },
     classificationQueueUrl: c.CLASSIFICATION_QUEUE_URL,
     gateway: apiId && stage && defaultUsagePlanId ? { apiId, stage, defaultUsagePlanId } : null,
     bedrock: c.BEDROCK_MODEL_ID !== undefined ? { modelId: c.BEDROCK_MODEL_ID, timeoutMs: c.BEDROCK_TIMEOUT_MS } : null,

@@ -1,4 +1,4 @@
-import type { Classification, RecordType, StoredRecord } from '../../domain/record.js';
+import type { Classification, RecordType, SearchHit, StoredRecord } from '../../domain/record.js';
 
 /** A `records` row as SQLite returns it. */
 export interface RecordRow {
@@ -29,6 +29,18 @@ export function toStoredRecord(row: RecordRow): StoredRecord {
     created_at: row.created_at,
     classification: row.classification === null ? null : (JSON.parse(row.classification) as Classification),
   };
+}
+
+/**
+ * A search result as a flat row of strings and numbers: what crosses from a search thread to the server's
+ * thread (search-pool.ts). Metadata stays the JSON text it is stored as until it reaches `toSearchHit`, so
+ * the copy between threads never walks a caller's nested value.
+ */
+export type SearchRow = RecordRow & { rank: number };
+
+/** Turns a search row into the domain search hit. */
+export function toSearchHit({ rank, ...row }: SearchRow): SearchHit {
+  return { ...toStoredRecord(row), rank };
 }
 
 /** The single FTS token that stands for a tenant in the `tenant` column of `records_fts`. */

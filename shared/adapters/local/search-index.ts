@@ -5,7 +5,7 @@ import type { SearchIndex, SearchQuery } from '../../ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { ftsMatchExpression } from './fts-query.js';
-import { tenantToken, toStoredRecord, type RecordRow } from './rows.js';
+import { tenantToken, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
 
 /** bm25() column weights for (title, body, tenant): a title match weighs four times a body match. */
 export const BM25_WEIGHTS = { title: 4, body: 1 } as const;
@@ -27,6 +27,11 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
+    return this.searchRows(tenantId, query).map(toSearchHit);
+  }
+
+  /** The search's results as flat rows, best first (search-pool.ts runs this on its threads). */
+  searchRows(tenantId: string, query: SearchQuery): SearchRow[] {
     // The record filters, as conditions on a table alias; the tenant is checked apart.
     const conditions: string[] = [];
     const params: Record<string, unknown> = { tenant: tenantId, limit: query.limit };
@@ -47,7 +52,7 @@ export class SqliteSearchIndex implements SearchIndex {
       const rows = this.statement(
         `SELECT r.* FROM records r WHERE r.tenant_id = @tenant${on('r')} ORDER BY r.created_at DESC, r.seq DESC LIMIT @limit`,
       ).all(params) as RecordRow[];
-      return rows.map((row) => ({ ...toStoredRecord(row), rank: 0 }));
+      return rows.map((row) => ({ ...row, rank: 0 }));
     }
     if (isEmptyQuery(query.text)) return [];
 
@@ -73,6 +78,6 @@ export class SqliteSearchIndex implements SearchIndex {
        WHERE r.tenant_id = @tenant
        ORDER BY top.score DESC, top.seq DESC`,
     ).all(params) as (RecordRow & { score: number })[];
-    return rows.map(({ score, ...row }) => ({ ...toStoredRecord(row), rank: rankFromScore(score) }));
+    return rows.map(({ score, ...row }) => ({ ...row, rank: rankFromScore(score) }));
   }
 }

@@ -2,8 +2,10 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../../domain/errors.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
+import { toSearchHit } from './rows.js';
 import type { SearchReply, SearchRequest } from './search-worker.js';
 
 /**
@@ -27,81 +29,194 @@ function reasonOf(error: unknown): string {
   return typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : JSON.stringify(error);
 }
 
-interface Pending {
+export interface SearchPoolOptions {
+  /** Worker threads, each with its own read-only connection. */
+  threads: number;
+  /** How long a search may take, its wait for a thread included, before it fails with 503 `search_timeout`. */
+  timeoutMs: number;
+  /** Searches that may wait for a free thread; one more fails at once with 503 `overloaded`. */
+  maxWaiting: number;
+  /** The threads' module: the SQLite search worker unless given (the tests give one that stalls on demand). */
+  entry?: URL;
+}
+
+/** One search, from its arrival until it is answered. */
+interface Task {
+  request: SearchRequest;
   resolve(hits: SearchHit[]): void;
   reject(error: Error): void;
+  /** Fires at the search's deadline. */
+  deadline: NodeJS.Timeout;
+  done: boolean;
 }
 
 interface Thread {
   worker: Worker;
-  pending: Map<number, Pending>;
+  /** The one search this thread is running, if any. */
+  task: Task | null;
+  /** Set once a running search is past its deadline: stops the thread if it still has not answered. */
+  watchdog: NodeJS.Timeout | null;
 }
 
 /**
  * The SQLite search on worker threads, each with its own read-only connection to the database file, so
  * that searches use every core instead of queueing on the server's one thread behind each other and behind
- * the writes. A search goes to the thread with the fewest in flight. The engine (SqliteSearchIndex) is the
- * same one; only where it runs changes.
+ * the writes. The engine (SqliteSearchIndex) is the same one; only where it runs changes.
  *
- * A thread that dies fails its searches in flight (the query handler answers them as internal errors) and
- * is started again when the next search comes, not at once, so that a thread that cannot start (say, the
- * database file is gone) costs one failed search each time rather than a loop of restarts.
+ * Every search is answered or fails within `timeoutMs`, and what waits is bounded:
+ * - A thread runs one search at a time, so the pool always knows which search a reply (or a reply that
+ *   cannot be read) belongs to. Searches beyond the free threads wait in a queue of at most `maxWaiting`;
+ *   past that, a search fails at once with 503 `overloaded`, so load cannot grow memory without limit.
+ * - At its deadline a search fails with 503 `search_timeout`, whether it is still waiting (it leaves the
+ *   queue) or running. A thread whose search is past its deadline is given as long again to answer, then
+ *   stopped and replaced, so a thread that never answers cannot hold its slot for good.
+ * - Replies are flat rows (search-worker.ts); a reply that cannot be sent or read fails its own search
+ *   with the reason, and the thread goes on with the next.
+ * - A thread that dies fails its search and is started again when a search needs it, not at once, so a
+ *   thread that cannot start (say, the database file is gone) costs one failed search each time rather
+ *   than a loop of restarts.
  */
 export class SqliteSearchPool implements SearchIndex {
   /** The threads by slot; null where one died and has not been started again yet. */
   private readonly threads: (Thread | null)[];
+  private readonly waiting: Task[] = [];
   private nextId = 0;
   private closed = false;
 
   constructor(
     private readonly file: string,
-    size: number,
+    private readonly options: SearchPoolOptions,
   ) {
-    if (!Number.isInteger(size) || size < 1) throw new Error(`a search pool needs at least one thread, not ${size}`);
-    this.threads = Array.from({ length: size }, () => this.spawn());
-  }
-
-  private spawn(): Thread {
-    const worker = new Worker(workerEntry(), { workerData: { file: this.file } });
-    const thread: Thread = { worker, pending: new Map() };
-    worker.on('message', (reply: SearchReply) => {
-      const call = thread.pending.get(reply.id);
-      if (!call) return;
-      thread.pending.delete(reply.id);
-      if ('error' in reply) call.reject(new Error(reply.error));
-      else call.resolve(reply.hits);
-    });
-    // 'error' (an exception the thread did not catch) is followed by 'exit'; whichever comes first fails
-    // the searches in flight with the better reason.
-    const fail = (error: Error) => {
-      for (const call of thread.pending.values()) call.reject(error);
-      thread.pending.clear();
-      const slot = this.threads.indexOf(thread);
-      if (slot >= 0) this.threads[slot] = null;
-    };
-    worker.on('error', (error: unknown) => fail(new Error(`a search thread failed: ${reasonOf(error)}`)));
-    worker.on('exit', (code) => fail(new Error(`a search thread exited with code ${code}`)));
-    return thread;
+    const { threads, timeoutMs, maxWaiting } = options;
+    if (!Number.isInteger(threads) || threads < 1) throw new Error(`a search pool needs at least one thread, not ${threads}`);
+    if (!(timeoutMs > 0) || !Number.isInteger(maxWaiting) || maxWaiting < 0) throw new Error('a search pool needs a positive timeout and a queue of 0 or more');
+    this.threads = Array.from({ length: threads }, () => this.spawn());
   }
 
   search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
     if (this.closed) return Promise.reject(new Error('the search pool is closed'));
-    // The thread with the fewest searches in flight; a dead one is started again and, being idle, chosen.
-    let thread: Thread | undefined;
-    for (let slot = 0; slot < this.threads.length; slot++) {
-      const t = (this.threads[slot] ??= this.spawn());
-      if (!thread || t.pending.size < thread.pending.size) thread = t;
-    }
-    const id = this.nextId++;
     return new Promise<SearchHit[]>((resolve, reject) => {
-      thread!.pending.set(id, { resolve, reject });
-      thread!.worker.postMessage({ id, tenantId, query } satisfies SearchRequest);
+      const task: Task = {
+        request: { id: this.nextId++, tenantId, query },
+        resolve,
+        reject,
+        deadline: setTimeout(() => this.expire(task), this.options.timeoutMs),
+        done: false,
+      };
+      const thread = this.idleThread();
+      if (thread) this.run(thread, task);
+      else if (this.waiting.length < this.options.maxWaiting) this.waiting.push(task);
+      else this.settle(task, new AppError('overloaded', `Too many searches are waiting (${this.options.maxWaiting}); try again in a moment`, 1));
     });
   }
 
-  /** Stops the threads; searches still in flight fail. */
+  /** Stops the threads; searches waiting or in flight fail. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.threads.map((t) => t?.worker.terminate()));
+    const closing = new Error('the search pool is closed');
+    for (const task of this.waiting.splice(0)) this.settle(task, closing);
+    await Promise.all(
+      this.threads.map((thread) => {
+        if (!thread) return undefined;
+        if (thread.task) this.settle(thread.task, closing);
+        return thread.worker.terminate();
+      }),
+    );
+  }
+
+  private spawn(): Thread {
+    const worker = new Worker(this.options.entry ?? workerEntry(), { workerData: { file: this.file } });
+    const thread: Thread = { worker, task: null, watchdog: null };
+    worker.on('message', (reply: SearchReply) => {
+      const task = thread.task;
+      if (!task || task.request.id !== reply.id) return;
+      if ('error' in reply) this.finish(thread, new Error(reply.error));
+      else this.finish(thread, () => reply.rows.map(toSearchHit));
+    });
+    // A reply that cannot be deserialized here: it can only be the answer to the search the thread runs.
+    worker.on('messageerror', (error: unknown) => this.finish(thread, new Error(`a search thread's answer could not be read: ${reasonOf(error)}`)));
+    // 'error' (an exception the thread did not catch) is followed by 'exit'; whichever comes first fails
+    // the search in flight with the better reason.
+    worker.on('error', (error: unknown) => this.retire(thread, new Error(`a search thread failed: ${reasonOf(error)}`)));
+    worker.on('exit', (code) => this.retire(thread, new Error(`a search thread exited with code ${code}`)));
+    return thread;
+  }
+
+  /** A thread with nothing to do, starting one in an empty slot if need be; undefined when all are busy. */
+  private idleThread(): Thread | undefined {
+    for (const thread of this.threads) if (thread && !thread.task) return thread;
+    const slot = this.threads.indexOf(null);
+    if (slot < 0) return undefined;
+    return (this.threads[slot] = this.spawn());
+  }
+
+  private run(thread: Thread, task: Task): void {
+    thread.task = task;
+    try {
+      thread.worker.postMessage(task.request);
+    } catch (error) {
+      this.finish(thread, new Error(`the search could not be sent to its thread: ${reasonOf(error)}`));
+    }
+  }
+
+  /** Answers the thread's search (with hits, or an error) and gives the thread the next waiting search. */
+  private finish(thread: Thread, outcome: Error | (() => SearchHit[])): void {
+    const task = thread.task;
+    thread.task = null;
+    if (thread.watchdog) clearTimeout(thread.watchdog);
+    thread.watchdog = null;
+    if (task) {
+      let result: Error | SearchHit[];
+      try {
+        result = outcome instanceof Error ? outcome : outcome();
+      } catch (error) {
+        result = new Error(`a search result could not be read: ${reasonOf(error)}`);
+      }
+      this.settle(task, result);
+    }
+    this.dispatch();
+  }
+
+  /** Takes a dead or stopped thread out of its slot and fails its search; a later search starts a new one. */
+  private retire(thread: Thread, reason: Error): void {
+    const slot = this.threads.indexOf(thread);
+    if (slot >= 0) this.threads[slot] = null;
+    this.finish(thread, reason);
+  }
+
+  /** Hands waiting searches to idle threads, oldest first. */
+  private dispatch(): void {
+    while (!this.closed && this.waiting.length > 0) {
+      const thread = this.idleThread();
+      if (!thread) return;
+      this.run(thread, this.waiting.shift()!);
+    }
+  }
+
+  private expire(task: Task): void {
+    if (task.done) return;
+    const seconds = Math.round(this.options.timeoutMs / 100) / 10;
+    this.settle(task, new AppError('search_timeout', `The search did not finish within ${seconds} s; try again in a moment`, 1));
+    const queued = this.waiting.indexOf(task);
+    if (queued >= 0) {
+      this.waiting.splice(queued, 1);
+      return;
+    }
+    const thread = this.threads.find((t) => t?.task === task);
+    if (thread && !thread.watchdog) {
+      thread.watchdog = setTimeout(() => {
+        if (thread.task !== task) return;
+        this.retire(thread, new Error('a search thread did not answer and was stopped'));
+        void thread.worker.terminate();
+      }, this.options.timeoutMs);
+    }
+  }
+
+  private settle(task: Task, result: Error | SearchHit[]): void {
+    if (task.done) return;
+    task.done = true;
+    clearTimeout(task.deadline);
+    if (result instanceof Error) task.reject(result);
+    else task.resolve(result);
   }
 }

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { SearchHit } from '../../domain/record.js';
 import type { SearchQuery } from '../../ports.js';
 import { openReadOnlyDatabase, type Db } from './database.js';
+import type { SearchRow } from './rows.js';
 import { SqliteSearchIndex } from './search-index.js';
 
 /** A search on one worker thread (search-pool.ts): the request's id and the search's arguments. */
@@ -11,8 +11,8 @@ export interface SearchRequest {
   query: SearchQuery;
 }
 
-/** The answer to one SearchRequest: the hits, or why it failed. */
-export type SearchReply = { id: number; hits: SearchHit[] } | { id: number; error: string };
+/** The answer to one SearchRequest: flat rows (never a caller's nested value), or why it failed. */
+export type SearchReply = { id: number; rows: SearchRow[] } | { id: number; error: string };
 
 if (!parentPort) throw new Error('search-worker.ts runs as a worker thread of SqliteSearchPool');
 const port = parentPort;
@@ -25,13 +25,29 @@ function open(file: string): Db {
     return openReadOnlyDatabase(file);
   } catch (error) {
     // A plain Error: the pool gets it as a clone, and a SqliteError's clone keeps its code but not its message.
-    throw new Error(`cannot open ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot open ${file}: ${messageOf(error)}`);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Posts a reply; one that cannot be sent is answered with the reason instead, so the search never waits in vain. */
+function reply(message: SearchReply): void {
+  try {
+    port.postMessage(message);
+  } catch (error) {
+    port.postMessage({ id: message.id, error: `the search's answer could not be sent: ${messageOf(error)}` } satisfies SearchReply);
   }
 }
 
 port.on('message', (request: SearchRequest) => {
-  index.search(request.tenantId, request.query).then(
-    (hits) => port.postMessage({ id: request.id, hits } satisfies SearchReply),
-    (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies SearchReply),
-  );
+  let message: SearchReply;
+  try {
+    message = { id: request.id, rows: index.searchRows(request.tenantId, request.query) };
+  } catch (error) {
+    message = { id: request.id, error: messageOf(error) };
+  }
+  reply(message);
 });
