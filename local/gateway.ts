@@ -8,8 +8,10 @@ import type {
 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/domain/errors.js';
 import { LIMITS } from '../shared/domain/record.js';
+import { answeredMethods } from '../shared/http/api-route.js';
 import { errorResult, internalErrorResult } from '../shared/http/responses.js';
 import { lambdaContext } from './lambda-context.js';
 import { TokenBuckets } from './token-bucket.js';
@@ -39,6 +41,16 @@ export interface GatewayOptions {
 const STAGE = 'local';
 const ARN_PREFIX = `arn:aws:execute-api:local:000000000000:local`;
 
+/** The request line and headers Node's parser reads at most; the exact limits below are checked on what it read. */
+const REQUEST_HEAD_BYTES = LIMITS.requestBytes;
+/** The headers of a request, at most (names, values and their separators). */
+const HEADER_BYTES = 64 * 1024;
+
+const methodsOf = (route: Route) => answeredMethods(route.method);
+
+/** A request whose client hung up before the gateway had read it: there is no one to answer. */
+class ClientGone extends Error {}
+
 type AuthorizerContext = Record<string, string>;
 
 /** Maps one HTTP request through the gateway's steps; every answer, including errors, is a proxy result. */
@@ -51,13 +63,15 @@ class Gateway {
   }
 
   async handle(req: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
+    checkRequestHead(req);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     const candidates = this.options.routes.filter((r) => r.path === url.pathname);
     if (candidates.length === 0) throw new AppError('not_found', `No route for ${url.pathname}`);
-    const route = candidates.find((r) => r.method === method);
+    // HEAD is answered as GET is, without the body (Node's response leaves it out).
+    const route = candidates.find((r) => methodsOf(r).includes(method));
     if (!route) {
-      const allowed = candidates.map((r) => r.method).join(', ');
+      const allowed = candidates.flatMap(methodsOf).join(', ');
       return { ...errorResult(new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed}`)), headers: { 'Content-Type': 'application/json', Allow: allowed } };
     }
 
@@ -70,7 +84,7 @@ class Gateway {
     }
 
     const body = await readBody(req);
-    const event = proxyEvent(req, route, url, headers, body, authorizer, requestId);
+    const event = proxyEvent(req, method, route, url, headers, body, authorizer, requestId);
     return route.handler(event, lambdaContext(route.name, requestId));
   }
 
@@ -158,27 +172,67 @@ function requestContext(req: IncomingMessage, route: Route, requestId: string) {
   };
 }
 
-/** Reads the body, refusing more than 1 MiB (413) from the declared length or while it streams in. */
-async function readBody(req: IncomingMessage): Promise<string | null> {
+/**
+ * Refuses a URL longer than API Gateway's (414) and headers over 64 KiB (431). Node's parser reads up to
+ * 1 MiB of request line and headers so that these exact answers can be given here; past that, it cannot
+ * tell which of the two was too long (see clientError below).
+ */
+function checkRequestHead(req: IncomingMessage): void {
+  if ((req.url ?? '').length > LIMITS.urlChars) {
+    throw new AppError('uri_too_long', `The URL (path and query string) must be at most ${LIMITS.urlChars} characters`);
+  }
+  let headerBytes = 0;
+  for (const part of req.rawHeaders) headerBytes += Buffer.byteLength(part, 'latin1') + 2;
+  if (headerBytes > HEADER_BYTES) throw new AppError('headers_too_large', `The request headers must be at most ${HEADER_BYTES} bytes`);
+}
+
+/** A request body as API Gateway hands it to a Lambda: text, or base64 when it is not UTF-8 (as for binary media). */
+interface RequestBody {
+  body: string | null;
+  isBase64Encoded: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads the body, refusing more than 1 MiB (413) from the declared length or while it streams in. Bytes
+ * that are not UTF-8 are passed on as base64 rather than decoded with replacement characters, so the
+ * route's JSON parser can refuse them (shared/http/json-body.ts) instead of storing text that was never sent.
+ */
+async function readBody(req: IncomingMessage): Promise<RequestBody> {
   const tooLarge = () => new AppError('payload_too_large', `The request body must be at most ${LIMITS.requestBytes} bytes`);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > LIMITS.requestBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > LIMITS.requestBytes) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > LIMITS.requestBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    // Node aborts the stream with ECONNRESET ("aborted") when the client goes away mid-body.
+    if (req.destroyed) throw new ClientGone('the client closed the connection before its request body was read');
+    throw error;
   }
-  return size === 0 ? null : Buffer.concat(chunks).toString('utf8');
+  if (size === 0) return { body: null, isBase64Encoded: false };
+  const bytes = Buffer.concat(chunks);
+  try {
+    return { body: utf8.decode(bytes), isBase64Encoded: false };
+  } catch {
+    return { body: bytes.toString('base64'), isBase64Encoded: true };
+  }
 }
 
 function proxyEvent(
   req: IncomingMessage,
+  method: string,
   route: Route,
   url: URL,
   headers: Record<string, string>,
-  body: string | null,
+  { body, isBase64Encoded }: RequestBody,
   authorizer: AuthorizerContext,
   requestId: string,
 ): APIGatewayProxyEvent {
@@ -186,7 +240,7 @@ function proxyEvent(
   return {
     resource: route.path,
     path: url.pathname,
-    httpMethod: route.method,
+    httpMethod: method,
     headers,
     multiValueHeaders: multiValueHeaders(req),
     queryStringParameters: Object.keys(query).length === 0 ? null : query,
@@ -194,7 +248,7 @@ function proxyEvent(
     pathParameters: null,
     stageVariables: null,
     body,
-    isBase64Encoded: false,
+    isBase64Encoded,
     requestContext: { ...requestContext(req, route, requestId), authorizer },
   } as unknown as APIGatewayProxyEvent;
 }
@@ -216,29 +270,34 @@ function rawError(status: number, reason: string, code: string, message: string)
 }
 
 /**
- * The local API Gateway: routing (404, 405), the REQUEST authorizer with a short cache (401), the per-key
- * token bucket (429), the 1 MiB request limit (413), then the route's Lambda handler. A public route skips
- * the authorizer and the token bucket.
+ * The local API Gateway: the request line and headers (414, 431), routing (404, 405), the REQUEST
+ * authorizer with a short cache (401), the per-key token bucket (429), the 1 MiB request limit (413),
+ * then the route's Lambda handler. A public route skips the authorizer and the token bucket.
  */
 export function createGatewayServer(options: GatewayOptions): Server {
   const gateway = new Gateway(options);
-  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
+  const server = createServer({ maxHeaderSize: REQUEST_HEAD_BYTES }, (req, res) => {
     const requestId = randomUUID();
     gateway
       .handle(req, requestId)
-      .catch((error: unknown) => {
-        if (error instanceof AppError) return errorResult(error);
-        options.logger.error('gateway failure', { request_id: requestId, error: error as Error });
-        return internalErrorResult(requestId);
-      })
-      .then((result) => {
-        if (result.statusCode === 413) {
-          // Stop reading a body we refused, and close the connection once the answer is out.
-          res.setHeader('Connection', 'close');
-          req.resume();
-        }
-        send(res, result, requestId);
-      })
+      .then(
+        (result) => send(res, result, requestId),
+        (error: unknown) => {
+          if (error instanceof ClientGone) {
+            options.logger.info('client went away', { request_id: requestId, reason: error.message });
+            res.destroy();
+            return;
+          }
+          if (!(error instanceof AppError)) options.logger.error('gateway failure', { request_id: requestId, error: error as Error });
+          const result = error instanceof AppError ? errorResult(error) : internalErrorResult(requestId);
+          // A body refused for its size: stop reading it, and close the connection once the answer is out.
+          if (result.statusCode === 413) {
+            res.setHeader('Connection', 'close');
+            req.resume();
+          }
+          send(res, result, requestId);
+        },
+      )
       .catch((error: unknown) => {
         options.logger.error('failed to write a response', { request_id: requestId, error: error as Error });
         res.destroy();
@@ -248,9 +307,18 @@ export function createGatewayServer(options: GatewayOptions): Server {
     if (!socket.writable) return socket.destroy();
     socket.end(
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? rawError(431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large')
+        ? rawError(
+            431,
+            'Request Header Fields Too Large',
+            'headers_too_large',
+            `The request line and headers are larger than ${REQUEST_HEAD_BYTES} bytes together (a URL may have at most ${LIMITS.urlChars} characters, the headers ${HEADER_BYTES} bytes)`,
+          )
         : rawError(400, 'Bad Request', 'invalid_request', 'The request is not valid HTTP'),
     );
+  });
+  // CONNECT asks for a tunnel, which this server never opens; without an answer Node would drop the socket.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawError(405, 'Method Not Allowed', 'method_not_allowed', 'CONNECT is not allowed: this server opens no tunnels'));
   });
   return server;
 }

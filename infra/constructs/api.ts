@@ -20,6 +20,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AppError, errorBody, type ErrorCode } from '../../shared/domain/errors.js';
 import { LIMITS } from '../../shared/domain/record.js';
+import { answeredMethods } from '../../shared/http/api-route.js';
 import { internalErrorResult } from '../../shared/http/responses.js';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../settings.js';
 import type { StageConfig } from '../stage.js';
@@ -259,12 +260,12 @@ export class MemoryApi extends Construct {
       const integration = integrations.get(fn) ?? new LambdaIntegration(fn, { proxy: true });
       integrations.set(fn, integration);
       const resource = this.api.root.resourceForPath(route.path);
-      resource.addMethod(route.method, integration, {
-        authorizer: this.authorizer,
-        apiKeyRequired: true,
-      });
       const entry = methodsByPath.get(route.path) ?? { resource, methods: [] };
-      entry.methods.push(route.method);
+      // HEAD reaches the same function as GET; API Gateway discards the body of the answer to a HEAD.
+      for (const method of answeredMethods(route.method)) {
+        resource.addMethod(method, integration, { authorizer: this.authorizer, apiKeyRequired: true });
+        entry.methods.push(method);
+      }
       methodsByPath.set(route.path, entry);
     }
     for (const { resource, methods } of methodsByPath.values()) this.addMethodNotAllowed(resource, methods);

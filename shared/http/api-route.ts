@@ -17,3 +17,8 @@ export function apiRoute(logger: Logger, options: { jsonBody: boolean }) {
     .use(requirePrincipal());
   return options.jsonBody ? route.use(jsonBody()) : route;
 }
+
+/** The methods a route answers: its own, and HEAD wherever it answers GET (HTTP's rule: GET without the body). */
+export function answeredMethods(method: string): string[] {
+  return method === 'GET' ? ['GET', 'HEAD'] : [method];
+}

@@ -66,6 +66,7 @@ function methods(template: Template): Map<string, CfnJson> {
 const ROUTES: [string, keyof Functions][] = [
   ['POST /api/v1/record', 'record'],
   ['GET /api/v1/query', 'query'],
+  ['HEAD /api/v1/query', 'query'],
   ['POST /v1/classify', 'classify'],
   ['POST /api/v1/classify', 'classify'],
 ];
@@ -96,7 +97,7 @@ describe('MemoryApi routes', () => {
 
   test.each([
     ['/api/v1/record', 'POST'],
-    ['/api/v1/query', 'GET'],
+    ['/api/v1/query', 'GET, HEAD'],
     ['/v1/classify', 'POST'],
     ['/api/v1/classify', 'POST'],
   ])('another method on %s answers 405 method_not_allowed with Allow: %s, before authentication', (path, allow) => {
