@@ -26,7 +26,7 @@ export interface MemoryClientOptions {
   apiKey: string;
   /** How long one attempt may take before it fails with MemoryTimeoutError. Default 10 000 ms. */
   timeoutMs?: number;
-  /** How many times a call is retried after `429 rate_limited` or a failed connection. Default 3; 0 turns retries off. */
+  /** How many times a call is retried after `429 rate_limited`, a 503 of a busy search, or a failed connection. Default 3; 0 turns retries off. */
   maxRetries?: number;
   /** A `retry_after` longer than this is not waited for: the 429 is thrown instead. Default 30 000 ms. */
   maxRetryDelayMs?: number;
@@ -61,7 +61,7 @@ export class MemoryApiError extends MemoryError {
     readonly status: number,
     readonly code: ErrorCode | 'invalid_response',
     message: string,
-    /** On 429: the seconds the service asked to wait. */
+    /** On 429 and 503: the seconds the service asked to wait. */
     readonly retryAfter?: number,
     /** On 500: the id to quote when reporting the problem. */
     readonly requestId?: string,
@@ -89,6 +89,12 @@ interface Request {
 }
 
 /** A client of one service with one API key. */
+/**
+ * The errors that ask the caller to come back shortly, with a `retry_after`: the key's rate limit, and the
+ * two 503s of a search that met a busy service. Neither changed anything, so repeating the call is safe.
+ */
+const RETRIED_CODES: ReadonlySet<string> = new Set(['rate_limited', 'overloaded', 'search_timeout']);
+
 export class MemoryClient {
   readonly #baseUrl: string;
   readonly #apiKey: string;
@@ -143,7 +149,7 @@ export class MemoryClient {
   /** How long to wait before retrying after `error`, or null when it is not retried. */
   #retryDelay(error: unknown, attempt: number): number | null {
     if (attempt >= this.#maxRetries) return null;
-    if (error instanceof MemoryApiError && error.code === 'rate_limited') {
+    if (error instanceof MemoryApiError && RETRIED_CODES.has(error.code)) {
       const wait = (error.retryAfter ?? 1) * 1000;
       return wait <= this.#maxRetryDelayMs ? wait : null;
     }

@@ -81,6 +81,26 @@ describe('the TypeScript SDK against the local server', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900); // retry_after is 1 s at 1 request a second
   });
 
+  test.each(['overloaded', 'search_timeout'])('503 %s is retried after retry_after, like a 429', async (code) => {
+    const statuses: number[] = [];
+    let busy = true;
+    const once: typeof fetch = async (input, init) => {
+      if (busy) {
+        busy = false;
+        statuses.push(503);
+        const body = { error: code, message: 'busy', retry_after: 1 };
+        return new Response(JSON.stringify(body), { status: 503, headers: { 'Content-Type': 'application/json', 'Retry-After': '1' } });
+      }
+      const response = await fetch(input, init);
+      statuses.push(response.status);
+      return response;
+    };
+    const started = Date.now();
+    await expect(new MemoryClient({ baseUrl: service.url, apiKey: service.tenant.api_key, fetch: once }).recall({ q: 'anything' })).resolves.toEqual(expect.any(Array));
+    expect(statuses).toEqual([503, 200]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
   test('the retries are bounded: no retries, or a retry_after over the ceiling, throw the 429', async () => {
     const tenant = await service.newTenant({ rate: 0.01, burst: 1 });
     await new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key }).recall();
