@@ -154,11 +154,13 @@ describe('the MCP server over stdio', () => {
   });
 
   test('arguments the schemas refuse are a tool error before any call: wrong type, blank title, unknown field, limit 0', async () => {
+    // The text docs/mcp.md quotes: the MCP SDK's own, with the tool, the problem and the field.
+    const refused = (tool: string) => `^MCP error -32602: Input validation error: Invalid arguments for tool ${tool}: `;
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['memory_remember', { ...record, type: 'fiction' }, /Invalid arguments for tool memory_remember:.*fact.*signal.* at type/s],
-      ['memory_remember', { ...record, title: '   ' }, /must not be blank at title/],
-      ['memory_remember', { ...record, tags: ['x'] }, /Unrecognized key.*"tags"/],
-      ['memory_recall', { limit: 0 }, /Invalid arguments for tool memory_recall:.* at limit/s],
+      ['memory_remember', { ...record, type: 'fiction' }, new RegExp(`${refused('memory_remember')}.*fact.*signal.* at type$`, 's')],
+      ['memory_remember', { ...record, title: '   ' }, new RegExp(`${refused('memory_remember')}must not be blank at title$`)],
+      ['memory_remember', { ...record, tags: ['x'] }, new RegExp(`${refused('memory_remember')}Unrecognized key.*"tags"`)],
+      ['memory_recall', { limit: 0 }, new RegExp(`${refused('memory_recall')}.* at limit$`, 's')],
     ];
     for (const [name, args, message] of cases) {
       const result = await client.callTool({ name, arguments: args });
