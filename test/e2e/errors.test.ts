@@ -383,7 +383,7 @@ describe('404 not_found and 405 method_not_allowed', () => {
     ['GET', '/api/v1/record', 'POST'],
     ['PUT', '/api/v1/record', 'POST'],
     ['DELETE', '/api/v1/record', 'POST'],
-    ['POST', '/api/v1/query', 'GET'],
+    ['POST', '/api/v1/query', 'GET, HEAD'],
     ['GET', '/v1/classify', 'POST'],
     ['GET', '/api/v1/classify', 'POST'],
   ])('%s %s is 405 with Allow: %s', async (method, path, allow) => {

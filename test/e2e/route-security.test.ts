@@ -126,9 +126,9 @@ describe('the one public route: GET /openapi.json', () => {
     expect((await send('GET', '/api/v1/query', bearer(tenant.api_key))).status).toBe(200);
   });
 
-  test.each(['POST', 'PUT', 'DELETE'])('%s /openapi.json is 405 with Allow: GET', async (method) => {
+  test.each(['POST', 'PUT', 'DELETE'])('%s /openapi.json is 405 with Allow: GET, HEAD', async (method) => {
     const r = await send(method, '/openapi.json', null);
-    expect({ status: r.status, error: r.body?.error, allow: r.allow }).toEqual({ status: 405, error: 'method_not_allowed', allow: 'GET' });
+    expect({ status: r.status, error: r.body?.error, allow: r.allow }).toEqual({ status: 405, error: 'method_not_allowed', allow: 'GET, HEAD' });
   });
 });
 
