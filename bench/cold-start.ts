@@ -390,7 +390,7 @@ const image = (record: StoredRecord) => marshall(recordToItem(record), { removeU
 function streamEvent(records: StoredRecord[], batch: number): DynamoDBStreamEvent {
   const Records = records.map((record, j): DynamoDBRecord => {
     const insert = j % 2 === 0;
-    const classified: StoredRecord = { ...record, classification: { type: record.type, confidence: 0.93, model: 'linear-v2', classified_at: record.created_at } };
+    const classified: StoredRecord = { ...record, classification: { type: record.type, confidence: 0.93, model: 'linear-v3', classified_at: record.created_at } };
     const keys = marshall({ pk: recordToItem(record).pk, id: record.id }) as Record<string, AttributeValue>;
     const dynamodb: StreamRecord = {
       ApproximateCreationDateTime: Math.floor(Date.parse(record.created_at) / 1000),

@@ -64,3 +64,25 @@ export function score(predictions: Prediction[]): Report {
     ece: n === 0 ? 0 : buckets.reduce((s, b) => s + (b.count / n) * Math.abs(b.meanConfidence - b.accuracy), 0),
   };
 }
+
+/** How sure a model is over inputs that have no right type: the mean and the largest confidence, and the share above a bound. */
+export interface ConfidenceSummary {
+  count: number;
+  mean: number;
+  max: number;
+  /** The share of confidences strictly above `bound`. */
+  above: number;
+  bound: number;
+}
+
+/** The summary of a list of confidences; 0.5 is the bound docs/api.md gives for "the model does not know". */
+export function summarizeConfidence(confidences: number[], bound = 0.5): ConfidenceSummary {
+  const n = confidences.length;
+  return {
+    count: n,
+    mean: n === 0 ? 0 : confidences.reduce((s, c) => s + c, 0) / n,
+    max: n === 0 ? 0 : Math.max(...confidences),
+    above: n === 0 ? 0 : confidences.filter((c) => c > bound).length / n,
+    bound,
+  };
+}

@@ -1,20 +1,20 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { fitTemperature, serialize } from './calibrate.js';
+import { fitCalibration, serialize } from './calibrate.js';
 import { loadExamples } from './dataset.js';
 import { DEFAULT_TRAINING, trainLinear } from './train-linear.js';
 
 /** The name the shipped model answers with in `classification.model`. */
-export const SHIPPED_MODEL_NAME = 'linear-v2';
+export const SHIPPED_MODEL_NAME = 'linear-v3';
 
 /**
  * `npm run train:classifier`: trains the type classifier on the training split (deterministically: the
- * same data always gives the same model), fits its temperature by cross-validation on that split, and
- * writes it as shared/classifiers/linear/type-model.generated.ts, which ships in every bundle.
+ * same data always gives the same model), fits its temperature and evidence gate by cross-validation on
+ * that split, and writes it as shared/classifiers/linear/type-model.generated.ts, which ships in every bundle.
  */
 export function trainShippedModel() {
   const train = loadExamples().filter((e) => e.split === 'train');
-  return serialize(SHIPPED_MODEL_NAME, trainLinear(train, DEFAULT_TRAINING), fitTemperature(train, DEFAULT_TRAINING));
+  return serialize(SHIPPED_MODEL_NAME, trainLinear(train, DEFAULT_TRAINING), fitCalibration(train, DEFAULT_TRAINING));
 }
 
 /** The generated module's source for a model. */
@@ -35,5 +35,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const model = trainShippedModel();
   const file = fileURLToPath(new URL('../../shared/classifiers/linear/type-model.generated.ts', import.meta.url));
   writeFileSync(file, modelModule(model));
-  process.stderr.write(`wrote ${file} (${model.vocabulary.split('\n').length} features, temperature ${model.temperature.toFixed(3)})\n`);
+  process.stderr.write(`wrote ${file} (${model.vocabulary.split('\n').length} features, temperature ${model.temperature.toFixed(3)}, gate ${model.gate.toFixed(2)})\n`);
 }

@@ -127,7 +127,7 @@ export interface Classification {
    */
   confidence: number;
   /**
-   * The model that answered, e.g. "linear-v2".
+   * The model that answered, e.g. "linear-v3".
    */
   model: string;
   /**
@@ -153,7 +153,7 @@ export interface Suggestion {
     signal: number;
   };
   /**
-   * The model that answered, e.g. "linear-v2".
+   * The model that answered, e.g. "linear-v3".
    */
   model: string;
 }

@@ -183,7 +183,7 @@ export const classificationSchema = z
   .strictObject({
     type: z.enum(RECORD_TYPES),
     confidence: score.meta({ description: 'Calibrated: suggestions at about 0.9 are right about 90 % of the time.' }),
-    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v2".' }),
+    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v3".' }),
     classified_at: timestamp,
   })
   .meta({ id: 'Classification', description: 'A suggested type; the record\'s own type never changes.' });
@@ -213,7 +213,7 @@ export const suggestionSchema = z
     type: z.enum(RECORD_TYPES),
     confidence: score.meta({ description: 'The score of the suggested type. Calibrated; below about 0.5 the model does not know.' }),
     scores: z.strictObject(Object.fromEntries(RECORD_TYPES.map((t) => [t, score])) as Record<(typeof RECORD_TYPES)[number], typeof score>),
-    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v2".' }),
+    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v3".' }),
   })
   .meta({ id: 'Suggestion', description: 'A suggested type, with a score per type in 0..1 that sum to 1.' });
 

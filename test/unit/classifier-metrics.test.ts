@@ -1,4 +1,4 @@
-import { score, type Prediction } from '../../bench/classifier/metrics.js';
+import { score, summarizeConfidence, type Prediction } from '../../bench/classifier/metrics.js';
 
 describe('classifier evaluation metrics', () => {
   test('accuracy, per-type F1, macro F1 and the confusion matrix on a worked example', () => {
@@ -27,5 +27,12 @@ describe('classifier evaluation metrics', () => {
     expect(r.buckets[5]).toMatchObject({ count: 2, accuracy: 0.5 });
     expect(r.buckets.reduce((s, b) => s + b.count, 0)).toBe(7);
     expect(r.ece).toBeCloseTo((5 / 7) * Math.abs(top.meanConfidence - 0.8) + (2 / 7) * 0);
+  });
+
+  test('the confidence summary of inputs with no right type: mean, max and the share strictly above the bound', () => {
+    const c = summarizeConfidence([0.2, 0.5, 0.8, 0.3]);
+    expect(c).toMatchObject({ count: 4, max: 0.8, above: 0.25, bound: 0.5 });
+    expect(c.mean).toBeCloseTo(0.45);
+    expect(summarizeConfidence([]).mean).toBe(0);
   });
 });

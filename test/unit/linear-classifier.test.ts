@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { serialize } from '../../bench/classifier/calibrate.js';
+import { serialize, type Calibration } from '../../bench/classifier/calibrate.js';
 import { modelModule, trainShippedModel } from '../../bench/classifier/train.js';
 import { loadExamples } from '../../bench/classifier/dataset.js';
 import { DEFAULT_TRAINING, trainLinear } from '../../bench/classifier/train-linear.js';
-import { features } from '../../shared/classifiers/linear/features.js';
-import { LinearClassifier, softmax } from '../../shared/classifiers/linear/model.js';
+import { contentWords, features } from '../../shared/classifiers/linear/features.js';
+import { gatedProbabilities, LinearClassifier, softmax } from '../../shared/classifiers/linear/model.js';
 import { RECORD_TYPES } from '../../shared/domain/record.js';
 
 const options = { ...DEFAULT_TRAINING, epochs: 60 };
+const uniform = RECORD_TYPES.map(() => 1 / RECORD_TYPES.length);
+const calibration = (temperature: number, gate = 0): Calibration => ({ temperature, prior: uniform, gate });
 // A small, fixed slice of the training split keeps this test fast.
 const slice = loadExamples().filter((e) => e.split === 'train').slice(0, 240);
 
@@ -42,14 +44,14 @@ describe('the linear type classifier', () => {
     const a = trainLinear(slice, options);
     const b = trainLinear(slice, options);
     expect(Buffer.from(a.weights.buffer).equals(Buffer.from(b.weights.buffer))).toBe(true);
-    const model = new LinearClassifier(serialize('linear-test', a, 0.8));
-    const again = new LinearClassifier(JSON.parse(JSON.stringify(serialize('linear-test', a, 0.8))));
+    const model = new LinearClassifier(serialize('linear-test', a, calibration(0.8, 2)));
+    const again = new LinearClassifier(JSON.parse(JSON.stringify(serialize('linear-test', a, calibration(0.8, 2)))));
     const input = { title: 'We decided to move the nightly job to 2am', body: 'Agreed in the ops review.' };
     expect(again.probabilities(input)).toEqual(model.probabilities(input));
   });
 
   test('a suggestion has one score per type summing to 1, the confidence of the best type, and the model name', async () => {
-    const model = new LinearClassifier(serialize('linear-test', trainLinear(slice, options), 1));
+    const model = new LinearClassifier(serialize('linear-test', trainLinear(slice, options), calibration(1)));
     const s = await model.classify({ title: 'Still waiting on the signed contract from Acme', body: 'Follow up on Friday.' });
     expect(Object.keys(s.scores).sort()).toEqual([...RECORD_TYPES].sort());
     expect(Object.values(s.scores).reduce((a, b) => a + b, 0)).toBeCloseTo(1);
@@ -65,6 +67,24 @@ describe('the linear type classifier', () => {
     expect(cool[0]!).toBeGreaterThan(softmax(logits, 1)[0]!);
     expect(warm[0]!).toBeLessThan(softmax(logits, 1)[0]!);
     expect(warm.indexOf(Math.max(...warm))).toBe(0);
+  });
+
+  test('content words: words with at least two letters that are not stop words, once each, from title and body', () => {
+    expect([...contentWords({ title: 'A b 42 4k Q3', body: 'The user, the user is ok?' })].sort()).toEqual(['ok', 'user']);
+    expect(contentWords({ title: '!!!', body: '12 345 😀' }).size).toBe(0);
+    expect([...contentWords({ title: 'Привет', body: 'мир' })].sort()).toEqual(['мир', 'привет']); // any script: knowing them is the vocabulary's business
+  });
+
+  test('the evidence gate: the prior with no evidence, the tempered softmax with much, and nothing in between reorders a sure answer', () => {
+    const prior = [0.1, 0.2, 0.3, 0.15, 0.15, 0.1];
+    const logits = [9, 1, 0, 0, 0, 0];
+    const gated = (evidence: number, gate = 3) => gatedProbabilities(logits, evidence, { temperature: 0.5, prior, gate });
+    gated(0).forEach((p, k) => expect(p).toBeCloseTo(prior[k]!, 12));
+    expect(gated(5, 0)).toEqual(softmax(logits, 0.5)); // a gate of 0 is the temperature alone
+    expect(gated(1000)[0]!).toBeCloseTo(softmax(logits, 0.5)[0]!, 2);
+    const confidence = [1, 2, 4, 8, 16].map((n) => gated(n)[0]!);
+    for (let i = 1; i < confidence.length; i++) expect(confidence[i]!).toBeGreaterThan(confidence[i - 1]!); // more evidence, more sure
+    expect(gated(2).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
   });
 
   test('the shipped model is what training on the training split gives today (retrain with npm run train:classifier)', () => {

@@ -1,3 +1,5 @@
+import { ENGLISH_STOP_WORDS } from '../../domain/stop-words.js';
+
 /** The groups of features a model can be trained on; every group of the shipped model is described below. */
 export const FEATURE_GROUPS = ['words', 'marks', 'shapes', 'lengths'] as const;
 export type FeatureGroup = (typeof FEATURE_GROUPS)[number];
@@ -55,6 +57,17 @@ export function features(input: { title: string; body: string }, groups: readonl
     add(`#sent${Math.min(4, (body.match(/[.!?](\s|$)/g) ?? []).length)}`);
   }
   return counts;
+}
+
+/**
+ * The distinct content words of a record, title and body together: its words with at least two letters
+ * that are not English stop words (the search's list). A number, a lone letter or a function word ("7",
+ * "b", "is") names no topic a type can be read from, so it does not count as evidence for the gate of
+ * model.ts; the model still weighs them as features (docs/classifier.md measures the choice).
+ */
+export function contentWords(input: { title: string; body: string }): Set<string> {
+  const all = [...words(input.title.normalize('NFKC')), ...words(input.body.normalize('NFKC'))];
+  return new Set(all.filter((w) => (w.match(/\p{L}/gu) ?? []).length >= 2 && !ENGLISH_STOP_WORDS.has(w)));
 }
 
 /** Lower-cased words: runs of letters, digits and apostrophes, without apostrophes at either end. */

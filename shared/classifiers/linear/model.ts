@@ -1,6 +1,6 @@
 import { RECORD_TYPES, type RecordType } from '../../domain/record.js';
 import type { Classifier, Suggestion } from '../../ports.js';
-import { features, vectorize, type FeatureGroup } from './features.js';
+import { contentWords, features, vectorize, type FeatureGroup } from './features.js';
 
 /**
  * A trained linear model as it ships: the vocabulary, one weight per (type, feature) plus a bias per type,
@@ -18,9 +18,16 @@ export interface SerializedLinearModel {
   weights: string;
   /** Softmax temperature fitted on held-out predictions, so that a confidence of 0.9 is right about 90 % of the time. */
   temperature: number;
+  /** The share of each type in the training split, in `types` order: the answer to an input that shows nothing. */
+  prior: readonly number[];
+  /**
+   * The evidence gate: with n known content words the model's own scores weigh n / (n + gate) against the
+   * prior (see `gatedProbabilities`). Fitted with the temperature on the same held-out predictions.
+   */
+  gate: number;
 }
 
-/** A multinomial logistic regression over word, bigram and shape features, calibrated by temperature. */
+/** A multinomial logistic regression over word, bigram and shape features, calibrated by temperature and an evidence gate. */
 export class LinearClassifier implements Classifier {
   private readonly vocabulary: Map<string, number>;
   private readonly weights: Float32Array;
@@ -47,9 +54,17 @@ export class LinearClassifier implements Classifier {
     });
   }
 
+  /** How many of the input's content words (features.ts) the model knows: the evidence the gate weighs. */
+  evidence(input: { title: string; body: string }): number {
+    let known = 0;
+    for (const word of contentWords(input)) if (this.vocabulary.has(word)) known++;
+    return known;
+  }
+
   /** The calibrated probability of each type, in the model's type order. */
   probabilities(input: { title: string; body: string }): number[] {
-    return softmax(this.logits(input), this.model.temperature);
+    const { temperature, prior, gate } = this.model;
+    return gatedProbabilities(this.logits(input), this.evidence(input), { temperature, prior, gate });
   }
 
   async classify(input: { title: string; body: string }): Promise<Suggestion> {
@@ -68,4 +83,17 @@ export function softmax(logits: number[], temperature: number): number[] {
   const exps = scaled.map((z) => Math.exp(z - max));
   const sum = exps.reduce((a, b) => a + b, 0);
   return exps.map((e) => e / sum);
+}
+
+/**
+ * The calibrated probabilities: the tempered softmax of the logits pooled geometrically with the prior,
+ * p ∝ softmax(logits / temperature)^g · prior^(1 − g) with g = evidence / (evidence + gate). With no known
+ * content word the answer is the prior; with many it is the tempered softmax. A gate of 0 turns pooling off.
+ */
+export function gatedProbabilities(logits: number[], evidence: number, calibration: { temperature: number; prior: readonly number[]; gate: number }): number[] {
+  const { temperature, prior, gate } = calibration;
+  const g = gate > 0 ? evidence / (evidence + gate) : 1;
+  // The linear model's scores do not shrink with the input (features are L2-normalized), so two stray
+  // features score as loudly as a paragraph; weighing them by evidence puts back what normalizing took.
+  return softmax(logits.map((z, k) => (g * z) / temperature + (1 - g) * Math.log(Math.max(1e-12, prior[k]!))), 1);
 }
