@@ -5,11 +5,12 @@ import type { KeyThrottle } from '../shared/adapters/aws/gateway/usage-plans.js'
 import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
 import type { Tenant } from '../shared/domain/tenant.js';
-import { openAdminStores, type AdminStores } from './backends.js';
+import { codePoints, isBlank } from '../shared/domain/text.js';
+import { NoDatabaseError, openAdminStores, type AdminStores } from './backends.js';
 import { loadConfig, type LocalConfig } from './config.js';
 import { createTenantWithKey, issueKey, type IssuedKey } from './tenants.js';
 
-const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] <command>
+const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] [--create] <command>
 
   tenant create --name <name> [--record-quota N] [--query-quota N] [--rate R] [--burst B]
   tenant list
@@ -22,6 +23,11 @@ Every command prints JSON on stdout. Errors print {"error", "message"} on stderr
 (2 for a malformed command). It reads the same settings as the server: MEMORY_BACKEND (default sqlite),
 MEMORY_DATA_DIR (default ./.memory) for SQLite; DYNAMODB_ENDPOINT, AWS_REGION and the MEMORY_*_TABLE
 names for DynamoDB. --backend overrides MEMORY_BACKEND.
+
+It works on data that exists: where there is none (no memory.db in MEMORY_DATA_DIR, no tables at
+DYNAMODB_ENDPOINT) it exits 1 with error no_database and creates nothing. --create makes a new database
+there (or the tables, on DynamoDB Local). Tenant names are unique, whatever their case: tenant create
+with a name in use exits 1 with error name_taken and the tenant_id that has it.
 
 Against a deployed stack (the dynamodb backend with MEMORY_API_ID, MEMORY_API_STAGE and
 MEMORY_DEFAULT_USAGE_PLAN_ID from the stack's outputs), tenant create and key create also register the new
@@ -100,39 +106,139 @@ async function registerIssued(stores: AdminStores, issued: IssuedKey, limits: Ke
   }
 }
 
+/** Every option parseArgs knows; which command takes which is in COMMANDS. */
+const OPTIONS = {
+  name: { type: 'string' },
+  tenant: { type: 'string' },
+  month: { type: 'string' },
+  'record-quota': { type: 'string' },
+  'query-quota': { type: 'string' },
+  rate: { type: 'string' },
+  burst: { type: 'string' },
+  backend: { type: 'string' },
+  create: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+type OptionName = keyof typeof OPTIONS;
+
+/** Options every command takes. */
+const GLOBAL_OPTIONS: readonly OptionName[] = ['backend', 'create', 'help'];
+
+/** The commands: the options each takes, those it needs (with their placeholder), and the one argument `key revoke` needs. */
+const COMMANDS: Record<string, { options: readonly OptionName[]; required?: Partial<Record<OptionName, string>>; argument?: string }> = {
+  'tenant create': { options: ['name', 'record-quota', 'query-quota', 'rate', 'burst'], required: { name: '<name>' } },
+  'tenant list': { options: [] },
+  'key create': { options: ['tenant', 'rate', 'burst'], required: { tenant: '<tenant_id>' } },
+  'key revoke': { options: [], argument: '<api_key or key_id>' },
+  'key list': { options: ['tenant'], required: { tenant: '<tenant_id>' } },
+  usage: { options: ['tenant', 'month'] },
+};
+
+/** The longest tenant name, in characters. */
+const NAME_MAX = 100;
+
+/**
+ * `--rate -1` as `--rate=-1`: parseArgs reads a value that starts with a dash as a possible option and
+ * refuses it as ambiguous; a negative number is a value, and validation then refuses it by name.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const option = arg.startsWith('--') ? OPTIONS[arg.slice(2) as OptionName] : undefined;
+    const next = argv[i + 1];
+    if (option?.type === 'string' && next !== undefined && /^-[\d.]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/** The command line as a command, its argument and its options; every malformed command line is a usage error. */
+function parseCommandLine(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (error) {
+    throw usage(`${(error as Error).message} (see --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) return { help: true as const };
+  const command = positionals[0] === 'usage' ? 'usage' : positionals.slice(0, 2).join(' ');
+  const spec = COMMANDS[command];
+  if (spec === undefined) throw usage(`unknown command: ${positionals.join(' ')}\n\n${HELP}`);
+  const rest = positionals.slice(command.split(' ').length);
+  if (spec.argument === undefined && rest.length > 0) throw usage(`${command} takes no arguments, but was given: ${rest.join(' ')}`);
+  if (spec.argument !== undefined && rest.length !== 1) throw usage(`${command} needs exactly one argument, ${spec.argument}`);
+  const stray = (Object.keys(values) as OptionName[]).filter((o) => !GLOBAL_OPTIONS.includes(o) && !spec.options.includes(o));
+  if (stray.length > 0) throw usage(`${command} does not take ${stray.map((o) => `--${o}`).join(', ')}`);
+  if (values.backend !== undefined && values.backend !== 'sqlite' && values.backend !== 'dynamodb') {
+    throw usage('--backend must be sqlite or dynamodb');
+  }
+  for (const [option, placeholder] of Object.entries(spec.required ?? {})) {
+    if (values[option as OptionName] === undefined) throw usage(`--${option} ${placeholder} is required`);
+  }
+  const month = values.month ?? quotaMonth(new Date());
+  if (!isQuotaMonth(month)) throw usage('--month must be YYYY-MM');
+  return {
+    help: false as const,
+    command,
+    argument: rest[0],
+    backend: values.backend,
+    create: values.create === true,
+    tenant: values.tenant,
+    month,
+    name: values.name === undefined ? undefined : tenantName(values.name),
+    recordQuota: count('record-quota', values['record-quota'], true),
+    queryQuota: count('query-quota', values['query-quota'], true),
+    rate: rate(values.rate),
+    burst: count('burst', values.burst, false),
+  };
+}
+
+/** A tenant name as stored: trimmed, not blank, at most NAME_MAX characters. */
+function tenantName(raw: string): string {
+  const name = raw.trim();
+  if (isBlank(name)) throw usage('--name must not be blank');
+  if (codePoints(name) > NAME_MAX) throw usage(`--name must be at most ${NAME_MAX} characters`);
+  return name;
+}
+
+/** Tenant names are unique regardless of case and Unicode form: "Acme" and "acme" are one name. */
+const nameKey = (name: string) => name.normalize('NFKC').trim().toLowerCase();
+
 /** Runs one admin command on the stores `open` gives and returns what it prints. */
 export async function adminCommand(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-  open: (config: LocalConfig) => Promise<AdminStores> = openAdminStores,
+  open: (config: LocalConfig, options: { create: boolean }) => Promise<AdminStores> = openAdminStores,
 ): Promise<unknown> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      name: { type: 'string' },
-      tenant: { type: 'string' },
-      month: { type: 'string' },
-      'record-quota': { type: 'string' },
-      'query-quota': { type: 'string' },
-      rate: { type: 'string' },
-      burst: { type: 'string' },
-      backend: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const command = positionals.slice(0, 2).join(' ');
-  if (values.help || positionals.length === 0) return HELP;
+  const line = parseCommandLine(argv);
+  if (line.help) return HELP;
+  const { command } = line;
 
-  if (values.backend !== undefined && values.backend !== 'sqlite' && values.backend !== 'dynamodb') {
-    throw usage('--backend must be sqlite or dynamodb');
+  let config: LocalConfig;
+  try {
+    config = loadConfig(line.backend === undefined ? env : { ...env, MEMORY_BACKEND: line.backend });
+  } catch (error) {
+    throw new CliError('invalid_configuration', (error as Error).message);
   }
-  const config = loadConfig(values.backend === undefined ? env : { ...env, MEMORY_BACKEND: values.backend });
-  const stores = await open(config);
+  if (line.create && config.aws && !config.aws.dynamodbEndpoint) {
+    throw usage('--create makes tables on DynamoDB Local only (DYNAMODB_ENDPOINT); on AWS the stack makes them (cdk deploy)');
+  }
+  let stores: AdminStores;
+  try {
+    stores = await open(config, { create: line.create });
+  } catch (error) {
+    if (error instanceof NoDatabaseError) throw new CliError('no_database', error.message, 1, error.details);
+    throw error;
+  }
   const { keys, usage: meter } = stores;
-  const requireTenant = async (id: string | undefined) => {
-    if (id === undefined) throw usage('--tenant <tenant_id> is required');
+  const requireTenant = async (id: string) => {
     const tenant = await keys.getTenant(id);
     if (!tenant) throw new CliError('not_found', `no tenant ${id}`);
     return tenant;
@@ -140,31 +246,36 @@ export async function adminCommand(
   try {
     switch (command) {
       case 'tenant create': {
-        if (values.name === undefined || values.name.trim() === '') throw usage('--name <name> is required');
+        const name = line.name!;
+        const taken = (await keys.listTenants()).find((t) => nameKey(t.name) === nameKey(name));
+        if (taken) {
+          throw new CliError('name_taken', `a tenant named "${taken.name}" exists already (${taken.tenant_id}); tenant names are unique, whatever their case`, 1, {
+            tenant_id: taken.tenant_id,
+          });
+        }
         const d = config.defaultLimits;
         const limits = {
-          recordQuota: count('record-quota', values['record-quota'], true) ?? d.recordQuota,
-          queryQuota: count('query-quota', values['query-quota'], true) ?? d.queryQuota,
-          rate: rate(values.rate) ?? d.rate,
-          burst: count('burst', values.burst, false) ?? d.burst,
+          recordQuota: line.recordQuota ?? d.recordQuota,
+          queryQuota: line.queryQuota ?? d.queryQuota,
+          rate: line.rate ?? d.rate,
+          burst: line.burst ?? d.burst,
         };
-        const issued = await createTenantWithKey(keys, values.name, limits);
+        const issued = await createTenantWithKey(keys, name, limits);
         const retry = `run key create --tenant ${issued.tenant_id} (the tenant exists)`;
         return registerIssued(stores, issued, { rate: limits.rate, burst: limits.burst }, retry);
       }
       case 'tenant list':
         return (await keys.listTenants()).map(tenantView);
       case 'key create': {
-        const tenant = await requireTenant(values.tenant);
-        const perKey = { rate: rate(values.rate) ?? null, burst: count('burst', values.burst, false) ?? null };
+        const tenant = await requireTenant(line.tenant!);
+        const perKey = { rate: line.rate ?? null, burst: line.burst ?? null };
         const issued = await issueKey(keys, tenant.tenant_id, perKey);
         // Field by field, as the authorizer reads them: a key with only --rate keeps its tenant's burst.
         const limits = { rate: perKey.rate ?? tenant.limits.rate, burst: perKey.burst ?? tenant.limits.burst };
         return registerIssued(stores, issued, limits, 'run the same key create again');
       }
       case 'key revoke': {
-        const ref = positionals[2];
-        if (ref === undefined) throw usage('key revoke needs an API key or a key id');
+        const ref = line.argument!;
         const revoked = await keys.revoke(isKeyId(ref) ? { keyId: ref } : { keyHash: hashApiKey(ref) });
         if (!revoked) throw new CliError('not_found', 'no such key');
         try {
@@ -181,16 +292,24 @@ export async function adminCommand(
         return revoked;
       }
       case 'key list':
-        return (await keys.listKeys((await requireTenant(values.tenant)).tenant_id));
+        return keys.listKeys((await requireTenant(line.tenant!)).tenant_id);
       case 'usage': {
-        const month = values.month ?? quotaMonth(new Date());
-        if (!isQuotaMonth(month)) throw usage('--month must be YYYY-MM');
-        if (values.tenant !== undefined) await requireTenant(values.tenant);
-        return meter.list(month, values.tenant);
+        if (line.tenant !== undefined) await requireTenant(line.tenant);
+        return meter.list(line.month, line.tenant);
       }
       default:
-        throw usage(`unknown command: ${positionals.join(' ')}\n\n${HELP}`);
+        throw new Error(`no handler for ${command}`);
     }
+  } catch (error) {
+    // On AWS nothing checks the tables before a command runs (openAdminStores); a missing one shows here.
+    if (config.aws && (error as Error).name === 'ResourceNotFoundException') {
+      throw new CliError(
+        'no_database',
+        `a table named in MEMORY_*_TABLE does not exist in AWS ${config.aws.region} (${(error as Error).message}). ` +
+          "Deploy the stack (cdk deploy), or set the MEMORY_*_TABLE names to the tables in the stack's outputs.",
+      );
+    }
+    throw error;
   } finally {
     stores.close();
   }
@@ -217,9 +336,9 @@ if (isEntryPoint()) {
     },
     (error: unknown) => {
       const cli = error instanceof CliError ? error : null;
-      const code = cli?.code ?? ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'usage' : 'error');
-      process.stderr.write(`${JSON.stringify({ error: code, message: (error as Error).message, ...cli?.details })}\n`);
-      process.exitCode = cli?.exitCode ?? (code === 'usage' ? 2 : 1);
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`${JSON.stringify({ error: cli?.code ?? 'error', message, ...cli?.details })}\n`);
+      process.exitCode = cli?.exitCode ?? 1;
     },
   );
 }

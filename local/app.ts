@@ -31,6 +31,28 @@ function openApiHandler(): ProxyHandler {
   return async () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: (body ??= openApiJson()) });
 }
 
+/** Listens on the port, or fails with a message that says what to do (the port is taken, say). */
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    if (code === 'EADDRINUSE') {
+      throw new Error(`cannot listen on ${where}: another process uses the port. Stop it, or choose another port, e.g. PORT=${port < 65535 ? port + 1 : 8787} npm start`, { cause: error });
+    }
+    if (code === 'EACCES') throw new Error(`cannot listen on ${where}: permission denied. Choose a port above 1023 (PORT=8787).`, { cause: error });
+    if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${where}: no such address on this machine. Check HOST.`, { cause: error });
+    throw error;
+  }
+}
+
 /**
  * The local composition root: the configured backend (SQLite, or DynamoDB with its stream in the
  * AWS-shaped mode), the same Lambda handlers as on AWS, a gateway that plays API Gateway and the
@@ -41,8 +63,6 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   const backend = await openBackend(config, logger);
   const { records, search, keys, usage, jobs } = backend;
   const classifier = defaultClassifier;
-
-  const firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
 
   // Each Lambda gets its own logger, as on AWS: injectLambdaContext would otherwise stamp one function's
   // name and request id on every other component's lines.
@@ -64,10 +84,22 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   });
   const loop = new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger: lambdaLogger() }), logger, pollMs: config.jobPollMs });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+  // Only once the port is ours: a first start that cannot listen stores nothing, so the next start is a
+  // first start again and prints the key. Requests that arrive before this are refused (no key exists).
+  let firstKey: IssuedKey | null;
+  try {
+    firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
+  } catch (error) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await backend.close();
+    throw error;
+  }
   // A crash can leave jobs leased to the dead process; take them back now rather than after the lease.
   const released = await jobs.releaseClaims();
   if (released > 0) logger.info('released classification jobs leased before a restart', { jobs: released });

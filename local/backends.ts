@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createIndexerHandler } from '../functions/indexer/handler.js';
 import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
-import { ensureTables } from '../shared/adapters/aws/dynamodb/ensure-tables.js';
+import { ensureTables, missingTables } from '../shared/adapters/aws/dynamodb/ensure-tables.js';
 import { dynamoDbAdapters } from '../shared/adapters/aws/dynamodb/index.js';
 import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js';
 import type { AwsConfig } from '../shared/adapters/aws/config.js';
@@ -10,7 +10,7 @@ import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plan
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
 import { SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
 import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
@@ -135,23 +135,65 @@ export interface AdminStores {
   close(): void;
 }
 
-/** Opens the stores the admin CLI needs on the configured backend. */
-export async function openAdminStores(config: LocalConfig): Promise<AdminStores> {
+/**
+ * The admin CLI was pointed at data that does not exist (a mistyped MEMORY_DATA_DIR, DynamoDB Local
+ * restarted without the server), and was not asked to create it. `details` name what is missing.
+ */
+export class NoDatabaseError extends Error {
+  constructor(
+    message: string,
+    readonly details: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Opens the stores the admin CLI needs on the configured backend. Unless `create` is set, the data must
+ * exist already: the SQLite file a server made, or the tables on DynamoDB Local. Otherwise it throws
+ * NoDatabaseError and creates nothing, neither a file nor a directory nor a table. On AWS the stack owns
+ * the tables and nothing is sent until a command runs (admin.ts reports a missing table then).
+ */
+export async function openAdminStores(config: LocalConfig, { create = false }: { create?: boolean } = {}): Promise<AdminStores> {
   if (config.aws) {
-    const client = dynamoDbClient(config.aws);
-    if (config.aws.dynamodbEndpoint) await ensureTables(client, config.aws.tables);
-    const { keys, usage } = dynamoDbAdapters(client, config.aws.tables);
-    const apiGateway = config.aws.gateway ? new APIGatewayClient({ region: config.aws.region }) : null;
+    const { aws } = config;
+    const client = dynamoDbClient(aws);
+    if (aws.dynamodbEndpoint) {
+      try {
+        if (create) await ensureTables(client, aws.tables);
+        const missing = await missingTables(client, aws.tables);
+        if (missing.length > 0) {
+          throw new NoDatabaseError(
+            `no table ${missing.join(', ')} at ${aws.dynamodbEndpoint}. Point DYNAMODB_ENDPOINT and the MEMORY_*_TABLE names ` +
+              'at the tables the server uses, or pass --create to create them.',
+            { endpoint: aws.dynamodbEndpoint, tables: missing.join(',') },
+          );
+        }
+      } catch (error) {
+        client.destroy();
+        throw error;
+      }
+    }
+    const { keys, usage } = dynamoDbAdapters(client, aws.tables);
+    const apiGateway = aws.gateway ? new APIGatewayClient({ region: aws.region }) : null;
     return {
       keys,
       usage,
-      gateway: apiGateway && config.aws.gateway ? new ApiGatewayKeyRegistry(apiGateway, config.aws.gateway) : null,
+      gateway: apiGateway && aws.gateway ? new ApiGatewayKeyRegistry(apiGateway, aws.gateway) : null,
       close: () => {
         client.destroy();
         apiGateway?.destroy();
       },
     };
   }
-  const sqlite = openSqliteAdapters(config.databaseFile);
+  const file = config.databaseFile;
+  if (!create && !existsSync(file)) {
+    throw new NoDatabaseError(
+      `no database at ${file}: MEMORY_DATA_DIR (${config.dataDir}) is not a directory the server has started on. ` +
+        "Set MEMORY_DATA_DIR to the server's data directory, or pass --create to start a new database there.",
+      { path: file },
+    );
+  }
+  const sqlite = openSqliteAdapters(file, { mustExist: !create });
   return { keys: sqlite.keys, usage: sqlite.usage, gateway: null, close: () => sqlite.close() };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, aRecord } from '../support/local-service.js';
 import { admin, killAll, removeDir, runAdmin, startServer, tempDir, type ServerProcess } from '../support/child-server.js';
@@ -7,7 +7,7 @@ import { admin, killAll, removeDir, runAdmin, startServer, tempDir, type ServerP
 /**
  * The admin CLI (`npm run admin`) as a real child process: every command prints JSON on stdout, errors
  * print {"error","message"} on stderr with exit code 1 (2 for a malformed command). It shares the data
- * directory with a running server.
+ * directory with a running server, and never makes a new database unless asked to (--create).
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -57,6 +57,24 @@ function expectOnlyHashesStored(): void {
 
 let acme: { tenant_id: string; api_key: string; key_id: string };
 let second: { tenant_id: string; api_key: string; key_id: string };
+
+test('where there is no database every command exits 1 with no_database and creates nothing; --create makes one', async () => {
+  const elsewhere = join(dir, 'not-the-server-dir');
+  const commands = [['tenant', 'list'], ['tenant', 'create', '--name', 'x'], ['key', 'revoke', 'key_0123456789abcdef'], ['usage']];
+  const results = await Promise.all(
+    commands.flatMap((args) => [runAdmin(args, { MEMORY_DATA_DIR: elsewhere }), runAdmin(args, env)]),
+  );
+  for (const result of results) {
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.error).toEqual({ error: 'no_database', message: expect.stringContaining('--create'), path: expect.stringMatching(/memory\.db$/) });
+  }
+  expect(results[0]!.error.message).toContain(elsewhere);
+  expect(existsSync(elsewhere)).toBe(false);
+  expect(readdirSync(dir)).toEqual([]);
+
+  expect(await admin(['--create', 'tenant', 'list'], env)).toEqual([]);
+  expect(existsSync(join(dir, 'memory.db'))).toBe(true);
+});
 
 test('tenant create prints the tenant id, the key once and its key id; tenant list shows the limits', async () => {
   acme = await createTenant(['--name', 'acme', '--record-quota', '5', '--query-quota', '7', '--rate', '3', '--burst', '4']);
@@ -134,6 +152,45 @@ test('key revoke takes a key id or the key itself; an unknown key exits 1 with a
 
   const keys: any[] = await admin(['key', 'list', '--tenant', acme.tenant_id], env);
   expect(keys.map((k) => k.status)).toEqual(['revoked', 'revoked']);
+});
+
+test('tenant names are unique whatever their case and surrounding spaces: a taken name exits 1 with name_taken and its tenant', async () => {
+  const taken = await runAdmin(['tenant', 'create', '--name', '  ACME '], env);
+  expect({ code: taken.code, stdout: taken.stdout }).toEqual({ code: 1, stdout: '' });
+  expect(taken.error).toEqual({ error: 'name_taken', message: expect.stringContaining('"acme"'), tenant_id: acme.tenant_id });
+
+  const spaced = await createTenant(['--name', '  Beta Corp  ']);
+  const tenants: any[] = await admin(['tenant', 'list'], env);
+  expect(tenants.filter((t) => t.name.toLowerCase() === 'acme')).toHaveLength(1);
+  expect(tenants.find((t) => t.tenant_id === spaced.tenant_id).name).toBe('Beta Corp');
+});
+
+test('every malformed command line exits 2 with a usage error that names the problem, and touches nothing', async () => {
+  const before = await admin(['tenant', 'list'], env);
+  const cases: [string[], RegExp][] = [
+    [['tenant', 'create', '--name', 'neg', '--rate', '-1'], /--rate must be a positive number/],
+    [['tenant', 'create', '--name', 'neg', '--burst', '-5'], /--burst must be a positive integer/],
+    [['tenant', 'create', '--name', 'neg', '--record-quota', '-1'], /--record-quota must be a non-negative integer/],
+    [['tenant', 'create', '--name', 'neg', '--query-quota=1.5'], /--query-quota must be a non-negative integer/],
+    [['tenant', 'create', '--name'], /--name/],
+    [['tenant', 'create'], /--name <name> is required/],
+    [['tenant', 'create', '--name', '\u00a0\u200b'], /--name must not be blank/],
+    [['tenant', 'create', '--name', 'n'.repeat(101)], /--name must be at most 100 characters/],
+    [['tenant', 'list', 'extra'], /tenant list takes no arguments/],
+    [['tenant', 'list', '--rate', '3'], /tenant list does not take --rate/],
+    [['key', 'revoke'], /key revoke needs exactly one argument/],
+    [['key', 'revoke', 'a', 'b'], /key revoke needs exactly one argument/],
+    [['key', 'create'], /--tenant <tenant_id> is required/],
+    [['usage', '--name', 'x'], /usage does not take --name/],
+    [['-x'], /-x/],
+    [['--backend', 'dynamodb', '--create', 'tenant', 'list'], /DynamoDB Local only/],
+  ];
+  const results = await Promise.all(cases.map(([args]) => runAdmin(args, env)));
+  results.forEach((result, i) => {
+    expect({ args: cases[i]![0], code: result.code, stdout: result.stdout }).toEqual({ args: cases[i]![0], code: 2, stdout: '' });
+    expect(result.error).toEqual({ error: 'usage', message: expect.stringMatching(cases[i]![1]) });
+  });
+  expect(await admin(['tenant', 'list'], env)).toEqual(before);
 });
 
 test('usage prints arrays; malformed commands exit 2 and an unknown tenant exits 1, each with a JSON error', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, aRecord, eventually } from '../support/local-service.js';
 import { admin, killAll, removeDir, runAdmin, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
 import { dynamoDbClient } from '../../shared/adapters/aws/dynamodb/client.js';
+import { missingTables } from '../../shared/adapters/aws/dynamodb/ensure-tables.js';
 import { describeWithDynamoDb } from '../support/dynamodb.js';
 
 /**
@@ -83,5 +84,31 @@ describeWithDynamoDb('the AWS-shaped local mode, as child processes', (endpoint)
     const bad = await runAdmin(['--backend', 'postgres', 'tenant', 'list'], cliEnv());
     expect(bad.code).toBe(2);
     expect(bad.error).toMatchObject({ error: 'usage' });
+  });
+
+  test('on tables that do not exist the CLI exits 1 with no_database and creates none; --create makes them', async () => {
+    const other = { ...cliEnv(), MEMORY_TENANTS_TABLE: `${prefix}-elsewhere-tenants`, MEMORY_USAGE_TABLE: `${prefix}-elsewhere-usage` };
+    const missing = await runAdmin(['--backend', 'dynamodb', 'tenant', 'list'], other);
+    expect({ code: missing.code, stdout: missing.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(missing.error).toEqual({
+      error: 'no_database',
+      message: expect.stringContaining('--create'),
+      endpoint,
+      tables: `${prefix}-elsewhere-tenants,${prefix}-elsewhere-usage`,
+    });
+    const client = dynamoDbClient({ region: 'us-east-1', dynamodbEndpoint: endpoint });
+    try {
+      const roles = {
+        records: tables.MEMORY_RECORDS_TABLE,
+        tenants: other.MEMORY_TENANTS_TABLE,
+        usage: other.MEMORY_USAGE_TABLE,
+        idempotency: tables.MEMORY_IDEMPOTENCY_TABLE,
+      };
+      expect(await missingTables(client, roles)).toEqual([roles.tenants, roles.usage]);
+      expect(await admin(['--backend', 'dynamodb', '--create', 'tenant', 'list'], other)).toEqual([]);
+      expect(await missingTables(client, roles)).toEqual([]);
+    } finally {
+      client.destroy();
+    }
   });
 });

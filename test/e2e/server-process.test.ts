@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { createServer, request, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, aRecord } from '../support/local-service.js';
-import { killAll, removeDir, runScript, startServer, tempDir, waitFor, type Exit, type ServerProcess } from '../support/child-server.js';
+import { admin, killAll, removeDir, runScript, startServer, tempDir, waitFor, type Exit, type ServerProcess } from '../support/child-server.js';
 
 /** `npm start` as a process: the first-start key, graceful shutdown on SIGTERM and SIGINT, bad configuration. */
 
@@ -131,6 +132,31 @@ test('a second start on the same directory prints no key, keeps the writes finis
   expect(server.stdout()).toMatch(/memory service listening on/);
   expect(server.stdout()).toContain('SIGINT: finishing requests in flight');
   expect(server.stdout()).not.toMatch(/mem_|First start|curl/);
+});
+
+test('a first start whose port is taken exits 1 with one clear line and stores no tenant; the next start prints the key', async () => {
+  const fresh = join(dir, 'port-taken');
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as AddressInfo;
+  try {
+    const result = await runScript('local/server.ts', [], { PORT: String(port), MEMORY_DATA_DIR: fresh });
+    expect(result.code).toBe(1);
+    const next = port < 65535 ? port + 1 : 8787;
+    expect(result.stderr).toBe(`cannot listen on 127.0.0.1:${port}: another process uses the port. Stop it, or choose another port, e.g. PORT=${next} npm start\n`);
+    expect(result.stdout).not.toMatch(/mem_|First start|listening/);
+    expect(await admin(['tenant', 'list'], { MEMORY_DATA_DIR: fresh })).toEqual([]);
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+
+  const server = await startServer(fresh);
+  servers.push(server);
+  await waitFor(() => /Its API key, shown only this once:\s+mem_\S+/.test(server.stdout()), 5000, 'the first key');
+  const key = /Its API key, shown only this once:\s+(mem_\S+)/.exec(server.stdout())![1]!;
+  expect((await new Client(server.url, key).recall({ q: 'anything' })).status).toBe(200);
+  expect(await admin(['tenant', 'list'], { MEMORY_DATA_DIR: fresh })).toEqual([expect.objectContaining({ name: 'default' })]);
+  expect((await server.stop('SIGTERM')).code).toBe(0);
 });
 
 test('an invalid configuration exits non-zero with a clear message on stderr', async () => {

@@ -99,10 +99,13 @@ const MIGRATIONS: string[] = [
  * transaction that has returned survives a power cut as well as a process crash; NORMAL would survive
  * `kill -9` but could lose the last commits on power loss, which breaks the promise that a 201 is durable.
  * `busy_timeout` lets the admin CLI and the server share the file.
+ *
+ * With `mustExist`, a missing file is an error (better-sqlite3's) and nothing is created, not even the
+ * directory: the admin CLI must not start a new, empty database beside the one the server uses.
  */
-export function openDatabase(file: string): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+export function openDatabase(file: string, { mustExist = false }: { mustExist?: boolean } = {}): Db {
+  if (file !== ':memory:' && !mustExist) mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { fileMustExist: mustExist });
   // busy_timeout first, so that even switching a new file to WAL waits for another process opening it.
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');

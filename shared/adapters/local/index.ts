@@ -16,9 +16,9 @@ export interface SqliteAdapters {
   close(): void;
 }
 
-/** Opens the database file (creating and migrating it) and builds the adapters on it. */
-export function openSqliteAdapters(file: string): SqliteAdapters {
-  const db = openDatabase(file);
+/** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
+export function openSqliteAdapters(file: string, options: { mustExist?: boolean } = {}): SqliteAdapters {
+  const db = openDatabase(file, options);
   return {
     db,
     records: new SqliteRecordStore(db),

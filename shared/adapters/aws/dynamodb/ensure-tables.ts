@@ -36,6 +36,13 @@ export async function ensureTables(client: DynamoDBClient, names: TableNames): P
   return created;
 }
 
+/** The names of the tables that do not exist, in role order (empty when all do). */
+export async function missingTables(client: DynamoDBClient, names: TableNames): Promise<string[]> {
+  const missing: string[] = [];
+  for (const role of Object.keys(TABLES) as TableRole[]) if (!(await tableExists(client, names[role]))) missing.push(names[role]);
+  return missing;
+}
+
 async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
   try {
     await client.send(new DescribeTableCommand({ TableName: name }));
