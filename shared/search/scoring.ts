@@ -1,0 +1,67 @@
+/**
+ * The ranking function, written down once: the searcher, its upper bounds and the test oracle all score
+ * with these functions, so a pruned search and an exhaustive one agree to the bit.
+ *
+ * BM25 over a document of two fields, with the fields weighed before saturation (BM25F, as FTS5's bm25()
+ * weighs its columns): a clause that occurs tfT times in the title and tfB times in the body counts
+ *   tf = titleWeight · tfT + tfB
+ * in a document of weighted length dl = titleWeight · lenT + lenB, and scores
+ *   idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)).
+ * The IDF is Lucene's, ln(1 + (N − n + 0.5) / (n + 0.5)): positive for every word, however common, where
+ * the classic form (FTS5's) goes negative and is clamped to a near-zero constant. N, n and avgdl are the
+ * tenant's own: no other tenant's records move a rank.
+ */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  /** How many body occurrences one title occurrence is worth. */
+  titleWeight: number;
+}
+
+/** The tenant's statistics a score needs. */
+export interface CollectionStats {
+  /** Documents in the tenant. */
+  docs: number;
+  /** Title words over all its documents. */
+  titleWords: number;
+  /** Body words over all its documents. */
+  bodyWords: number;
+}
+
+/** Lucene's BM25 IDF: ln(1 + (N − n + 0.5) / (n + 0.5)); > 0 for every n ≤ N. */
+export function idf(docs: number, df: number): number {
+  return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/** The per-query constants of one clause's score: its IDF and the collection's weighted average length. */
+export interface ClauseWeight {
+  idf: number;
+  k1: number;
+  b: number;
+  titleWeight: number;
+  avgLength: number;
+}
+
+/** The weight of a clause with this IDF in this collection. */
+export function clauseWeight(params: Bm25Params, stats: CollectionStats, clauseIdf: number): ClauseWeight {
+  const avgLength = stats.docs === 0 ? 1 : (params.titleWeight * stats.titleWords + stats.bodyWords) / stats.docs;
+  return { idf: clauseIdf, k1: params.k1, b: params.b, titleWeight: params.titleWeight, avgLength: Math.max(avgLength, 1e-9) };
+}
+
+/**
+ * One clause's score in one document: tfT/tfB are its occurrences in title and body, lenT/lenB the
+ * document's field lengths in words. Increasing in tfT and tfB, decreasing in lenT and lenB, which is
+ * what makes `clauseScore(maxTfT, maxTfB, minLenT, minLenB)` an upper bound over a block.
+ */
+export function clauseScore(w: ClauseWeight, tfT: number, tfB: number, lenT: number, lenB: number): number {
+  const tf = w.titleWeight * tfT + tfB;
+  if (tf === 0) return 0;
+  const dl = w.titleWeight * lenT + lenB;
+  return (w.idf * tf * (w.k1 + 1)) / (tf + w.k1 * (1 - w.b + (w.b * dl) / w.avgLength));
+}
+
+/**
+ * The parameters the service ranks with. Chosen by measurement on several collections at once
+ * (docs/benchmarks.md, "Ranking parameters"); the OpenSearch index is set up with the same values.
+ */
+export const RANKING: Bm25Params = { k1: 1.2, b: 0.75, titleWeight: 4 };

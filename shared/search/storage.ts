@@ -1,0 +1,75 @@
+import type { CollectionStats } from './scoring.js';
+
+/**
+ * A term's head: how many of the tenant's documents hold it, where its sealed blocks end, and its open
+ * block, the last one, which new documents are appended to until it is sealed.
+ */
+export interface TermHead {
+  df: number;
+  /** The last document of the last sealed block; 0 when the term has none. Open-block documents are above it. */
+  sealedLast: number;
+  /** The open block, encoded (block.ts); may be empty. */
+  open: Uint8Array;
+}
+
+/**
+ * Where the index keeps its parts, per tenant (an opaque key) and term. The SQLite adapter implements it
+ * on tables written in the record's own transaction; the tests and benchmarks have an in-memory one.
+ * Setting a part to null removes it.
+ */
+export interface PostingStorage {
+  stats(tenant: string): CollectionStats | null;
+  setStats(tenant: string, stats: CollectionStats | null): void;
+  head(tenant: string, term: string): TermHead | null;
+  setHead(tenant: string, term: string, head: TermHead | null): void;
+  /** The metas of the term's sealed blocks (block.ts `encodeMetas`), in document order. */
+  metas(tenant: string, term: string): Uint8Array | null;
+  setMetas(tenant: string, term: string, metas: Uint8Array | null): void;
+  /** A sealed block, by its last document. */
+  block(tenant: string, term: string, last: number): Uint8Array | null;
+  setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void;
+}
+
+/** PostingStorage in memory: for tests, the oracle and the engine benchmark. */
+export class MemoryPostingStorage implements PostingStorage {
+  private readonly parts = new Map<string, unknown>();
+
+  private get<T>(key: string): T | null {
+    return (this.parts.get(key) as T | undefined) ?? null;
+  }
+
+  private set(key: string, value: unknown): void {
+    if (value === null) this.parts.delete(key);
+    else this.parts.set(key, value);
+  }
+
+  /** How many parts are stored: 0 once every document has been removed. */
+  get size(): number {
+    return this.parts.size;
+  }
+
+  stats(tenant: string) {
+    return this.get<CollectionStats>(`s\0${tenant}`);
+  }
+  setStats(tenant: string, stats: CollectionStats | null) {
+    this.set(`s\0${tenant}`, stats && { ...stats });
+  }
+  head(tenant: string, term: string) {
+    return this.get<TermHead>(`h\0${tenant}\0${term}`);
+  }
+  setHead(tenant: string, term: string, head: TermHead | null) {
+    this.set(`h\0${tenant}\0${term}`, head && { ...head });
+  }
+  metas(tenant: string, term: string) {
+    return this.get<Uint8Array>(`m\0${tenant}\0${term}`);
+  }
+  setMetas(tenant: string, term: string, metas: Uint8Array | null) {
+    this.set(`m\0${tenant}\0${term}`, metas);
+  }
+  block(tenant: string, term: string, last: number) {
+    return this.get<Uint8Array>(`b\0${tenant}\0${term}\0${last}`);
+  }
+  setBlock(tenant: string, term: string, last: number, block: Uint8Array | null) {
+    this.set(`b\0${tenant}\0${term}\0${last}`, block);
+  }
+}

@@ -1,0 +1,50 @@
+import { analyze } from '../../shared/search/analyzer.js';
+import { MAX_FIELD_WORDS } from '../../shared/search/block.js';
+import { clauseScore, clauseWeight, idf, RANKING, type Bm25Params } from '../../shared/search/scoring.js';
+import { clausesOf, type ScoredDoc, type TextQuery } from '../../shared/search/searcher.js';
+import type { SearchDocument } from '../../shared/search/writer.js';
+
+/**
+ * The brute-force oracle: scores every document of a tenant with the ranking function, from the raw text,
+ * with no index at all. The engine's pruned top k must equal its top k, scores to the bit and ties in the
+ * same order (equal scores: the higher document number first).
+ */
+export function oracleSearch(
+  documents: readonly SearchDocument[],
+  query: TextQuery,
+  k: number,
+  { params = RANKING, accept }: { params?: Bm25Params; accept?: (doc: number) => boolean } = {},
+): ScoredDoc[] {
+  const analyzed = documents.map((d) => ({
+    doc: d.doc,
+    title: analyze(d.title).slice(0, MAX_FIELD_WORDS),
+    body: analyze(d.body).slice(0, MAX_FIELD_WORDS),
+  }));
+  const stats = {
+    docs: analyzed.length,
+    titleWords: analyzed.reduce((s, d) => s + d.title.length, 0),
+    bodyWords: analyzed.reduce((s, d) => s + d.body.length, 0),
+  };
+  const df = new Map<string, number>();
+  for (const d of analyzed) for (const term of new Set([...d.title, ...d.body])) df.set(term, (df.get(term) ?? 0) + 1);
+  const clauses = clausesOf(query).map((clause) => {
+    const present = clause.terms.every((t) => df.has(t));
+    const weight = clauseWeight(params, stats, clause.terms.reduce((sum, t) => sum + idf(stats.docs, df.get(t) ?? 0), 0));
+    return { terms: clause.terms, present, weight };
+  });
+  const occurrences = (field: string[], terms: string[]) => {
+    let count = 0;
+    for (let p = 0; p + terms.length <= field.length; p++) if (terms.every((t, j) => field[p + j] === t)) count++;
+    return count;
+  };
+  const scored: ScoredDoc[] = [];
+  for (const d of analyzed) {
+    let score = 0;
+    for (const c of clauses) {
+      if (!c.present) continue;
+      score += clauseScore(c.weight, occurrences(d.title, c.terms), occurrences(d.body, c.terms), d.title.length, d.body.length);
+    }
+    if (score > 0 && (!accept || accept(d.doc))) scored.push({ doc: d.doc, score });
+  }
+  return scored.sort((a, b) => b.score - a.score || b.doc - a.doc).slice(0, k);
+}

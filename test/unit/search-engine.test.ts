@@ -1,0 +1,148 @@
+import { analyze } from '../../shared/search/analyzer.js';
+import { BLOCK_SIZE } from '../../shared/search/block.js';
+import { idf } from '../../shared/search/scoring.js';
+import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
+import { MemoryPostingStorage } from '../../shared/search/storage.js';
+import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
+import { oracleSearch } from '../support/search-oracle.js';
+
+/**
+ * The search engine of shared/search against its brute-force oracle: on random corpora, after random
+ * inserts and deletes, the pruned top k equals the exhaustive one exactly.
+ */
+
+/** A small seeded PRNG (mulberry32), so that every corpus is the same on every run. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Words with Zipf-like frequencies: a few everywhere (they fill many blocks), most rare. */
+const VOCABULARY = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}x`);
+function corpus(seed: number, count: number, firstDoc = 1): SearchDocument[] {
+  const random = prng(seed);
+  const word = () => VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(1 / (random() * 0.995 + 0.005)) - 1 + Math.floor(random() * 3))]!;
+  const text = (n: number) => Array.from({ length: n }, word).join(' ');
+  return Array.from({ length: count }, (_, i) => ({ doc: firstDoc + i, title: text(1 + Math.floor(random() * 8)), body: text(Math.floor(random() * 40)) }));
+}
+
+function queries(seed: number, count: number): TextQuery[] {
+  const random = prng(seed);
+  const word = () => VOCABULARY[Math.floor(random() ** 3 * 60)]!;
+  return Array.from({ length: count }, () => ({
+    terms: Array.from({ length: 1 + Math.floor(random() * 4) }, word),
+    phrases: random() < 0.3 ? [[word(), word()]] : [],
+  }));
+}
+
+function expectSameTopK(storage: MemoryPostingStorage, tenant: string, docs: SearchDocument[], query: TextQuery, k: number, accept?: (doc: number) => boolean) {
+  const got = searchIndex(storage, tenant, query, { k, accept });
+  const want = oracleSearch(docs, query, k, { accept });
+  expect({ query, k, got }).toEqual({ query, k, got: want });
+}
+
+test('analysis: stems English words, folds case, width and diacritics, splits on punctuation', () => {
+  expect(analyze('Running RUNS ran')).toEqual(['run', 'run', 'ran']);
+  expect(analyze("The user's e-mail")).toEqual(['the', 'user', 's', 'e', 'mail']);
+  expect(analyze('Café ﬁne ＡＢＣ naïve')).toEqual(['cafe', 'fine', 'abc', 'naiv']);
+  expect(analyze('Ωμέγα Привет हिन्दी 42')).toEqual(['ωμεγα', 'привет', 'हिन्दी', '42']);
+  expect(analyze('x'.repeat(500))[0]).toHaveLength(64);
+});
+
+test('the IDF stays positive for a word in every document, and falls as the word gets commoner', () => {
+  expect(idf(10, 10)).toBeGreaterThan(0);
+  expect(idf(10, 1)).toBeGreaterThan(idf(10, 5));
+  expect(idf(10, 5)).toBeGreaterThan(idf(10, 10));
+});
+
+describe('the pruned top k equals the oracle', () => {
+  test.each([1, 2, 3])('on a random corpus of 3 000 documents (seed %i), for k = 1, 10 and 100', (seed) => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(seed, 3000);
+    for (let i = 0; i < docs.length; i += 500) addDocuments(storage, 't', docs.slice(i, i + 500));
+    for (const query of queries(seed, 40)) for (const k of [1, 10, 100]) expectSameTopK(storage, 't', docs, query, k);
+  });
+
+  test('with a filter, which is asked only about documents that would enter the top k', () => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(7, 2000);
+    addDocuments(storage, 't', docs);
+    const accept = (doc: number) => doc % 3 === 0;
+    let asked = 0;
+    for (const query of queries(7, 30)) {
+      expectSameTopK(storage, 't', docs, query, 10, accept);
+      searchIndex(storage, 't', query, { k: 10, accept: (doc) => (asked++, accept(doc)) });
+    }
+    expect(asked).toBeLessThan(30 * 2000);
+  });
+
+  test('after deletes in sealed and open blocks, inserts below sealed blocks, and one document at a time', () => {
+    const storage = new MemoryPostingStorage();
+    const random = prng(11);
+    const all = corpus(11, 2500);
+    // Odd documents first, in batches; the even ones later land inside sealed blocks, and may split them.
+    const odd = all.filter((d) => d.doc % 2 === 1);
+    const even = all.filter((d) => d.doc % 2 === 0);
+    for (let i = 0; i < odd.length; i += 300) addDocuments(storage, 't', odd.slice(i, i + 300));
+    for (const d of even) addDocuments(storage, 't', [d]);
+    let live = [...all];
+    // Delete a third, at random, some in batches and some alone.
+    const doomed = live.filter(() => random() < 0.33);
+    removeDocuments(storage, 't', doomed.slice(0, 400));
+    for (const d of doomed.slice(400)) removeDocuments(storage, 't', [d]);
+    const gone = new Set(doomed.map((d) => d.doc));
+    live = live.filter((d) => !gone.has(d.doc));
+    for (const query of queries(11, 40)) for (const k of [1, 10, 50]) expectSameTopK(storage, 't', live, query, k);
+    // Put some back with new text: statistics and postings follow.
+    const back = doomed.slice(0, 200).map((d, i) => ({ ...d, title: `${d.title} w0x`, body: i % 2 ? d.body : '' }));
+    addDocuments(storage, 't', back);
+    live = [...live, ...back].sort((a, b) => a.doc - b.doc);
+    for (const query of queries(12, 40)) expectSameTopK(storage, 't', live, query, 10);
+  });
+
+  test('removing every document leaves nothing behind', () => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(5, BLOCK_SIZE * 6);
+    addDocuments(storage, 't', docs);
+    expect(storage.size).toBeGreaterThan(0);
+    removeDocuments(storage, 't', docs.filter((d) => d.doc % 2 === 0));
+    removeDocuments(storage, 't', docs.filter((d) => d.doc % 2 === 1).reverse());
+    expect(storage.size).toBe(0);
+    expect(searchIndex(storage, 't', { terms: ['w1x'], phrases: [] }, { k: 10 })).toEqual([]);
+  });
+});
+
+describe('tenants', () => {
+  test("a tenant's results and scores do not change when another tenant writes 10 000 documents", () => {
+    const storage = new MemoryPostingStorage();
+    const mine = corpus(21, 500);
+    addDocuments(storage, 'a', mine);
+    const qs = queries(21, 20);
+    const before = qs.map((q) => searchIndex(storage, 'a', q, { k: 10 }));
+    const theirs = corpus(22, 10_000, 501);
+    for (let i = 0; i < theirs.length; i += 1000) addDocuments(storage, 'b', theirs.slice(i, i + 1000));
+    expect(qs.map((q) => searchIndex(storage, 'a', q, { k: 10 }))).toEqual(before);
+    // And the other tenant's documents are never found from this one.
+    const seen = new Set(qs.flatMap((q) => searchIndex(storage, 'a', q, { k: 100 }).map((r) => r.doc)));
+    expect([...seen].every((doc) => doc <= 500)).toBe(true);
+  });
+});
+
+test('phrases match words in order within one field, and count each place they start', () => {
+  const storage = new MemoryPostingStorage();
+  const docs: SearchDocument[] = [
+    { doc: 1, title: 'dark mode', body: 'the user prefers it' },
+    { doc: 2, title: 'mode dark', body: 'dark and then mode' },
+    { doc: 3, title: 'dark', body: 'mode. Dark modes everywhere, dark mode' },
+  ];
+  addDocuments(storage, 't', docs);
+  const hits = searchIndex(storage, 't', { terms: [], phrases: [['dark', 'mode']] }, { k: 10 });
+  expect(hits.map((h) => h.doc)).toEqual([1, 3]);
+  expect(hits).toEqual(oracleSearch(docs, { terms: [], phrases: [['dark', 'mode']] }, 10));
+});
