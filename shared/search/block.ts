@@ -171,3 +171,50 @@ export function decodeMetas(bytes: Uint8Array): BlockMeta[] {
   }
   return metas;
 }
+
+/** The number of postings in an encoded block, without decoding it. */
+export function blockCount(bytes: Uint8Array): number {
+  return bytes.byteLength === 0 ? 0 : new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+}
+
+/** The last document of an encoded, non-empty block, without decoding it. */
+export function blockLastDoc(bytes: Uint8Array): number {
+  const count = blockCount(bytes);
+  return new DataView(bytes.buffer, bytes.byteOffset + 4 + 4 * (count - 1), 4).getUint32(0, true);
+}
+
+/**
+ * The block with one more posting at its end (its document above every other): the usual write, done by
+ * copying byte ranges instead of decoding and encoding the block.
+ */
+export function appendPosting(bytes: Uint8Array, p: Posting): Uint8Array {
+  if (bytes.byteLength === 0) return encodeBlock([p]);
+  const count = blockCount(bytes);
+  const added = p.posT.length + p.posB.length;
+  const out = new Uint8Array(bytes.byteLength + 12 + 2 * added);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, count + 1, true);
+  // docs
+  out.set(bytes.subarray(4, 4 + 4 * count), 4);
+  view.setUint32(4 + 4 * count, p.doc, true);
+  // the four u16 columns
+  const oldU16 = 4 + 4 * count;
+  const newU16 = 4 + 4 * (count + 1);
+  const values = [p.posT.length, p.posB.length, p.lenT, p.lenB];
+  for (let column = 0; column < 4; column++) {
+    const from = oldU16 + 2 * count * column;
+    const to = newU16 + 2 * (count + 1) * column;
+    out.set(bytes.subarray(from, from + 2 * count), to);
+    view.setUint16(to + 2 * count, values[column]!, true);
+  }
+  // positions
+  const oldPositions = oldU16 + 8 * count;
+  const newPositions = newU16 + 8 * (count + 1);
+  out.set(bytes.subarray(oldPositions), newPositions);
+  let at = newPositions + (bytes.byteLength - oldPositions);
+  for (const position of [...p.posT, ...p.posB]) {
+    view.setUint16(at, position, true);
+    at += 2;
+  }
+  return out;
+}

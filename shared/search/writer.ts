@@ -1,5 +1,19 @@
 import { analyze } from './analyzer.js';
-import { BLOCK_SIZE, MAX_FIELD_WORDS, blockPostings, decodeBlock, decodeMetas, encodeBlock, encodeMetas, metaOf, type BlockMeta, type Posting } from './block.js';
+import {
+  BLOCK_SIZE,
+  MAX_FIELD_WORDS,
+  appendPosting,
+  blockCount,
+  blockLastDoc,
+  blockPostings,
+  decodeBlock,
+  decodeMetas,
+  encodeBlock,
+  encodeMetas,
+  metaOf,
+  type BlockMeta,
+  type Posting,
+} from './block.js';
 import type { CollectionStats } from './scoring.js';
 import type { PostingStorage, TermHead } from './storage.js';
 
@@ -64,10 +78,15 @@ function changeDocuments(storage: PostingStorage, tenant: string, documents: rea
   storage.setStats(tenant, stats.docs === 0 ? null : stats);
 }
 
-/** The changes to one term's postings: its open block in memory, its sealed blocks read as needed. */
+/**
+ * The changes to one term's postings: its open block in memory, its sealed blocks read as needed. The
+ * open block stays encoded while documents are only appended to it (the usual case: a new record has the
+ * highest number), and is decoded only for an insert below its end or a removal.
+ */
 class TermWriter {
   private readonly head: TermHead;
-  private readonly open: Posting[];
+  private openBytes: Uint8Array;
+  private openList: Posting[] | null = null;
   private metas: BlockMeta[] | null = null;
   private metasChanged = false;
 
@@ -77,7 +96,17 @@ class TermWriter {
     private readonly term: string,
   ) {
     this.head = storage.head(tenant, term) ?? { df: 0, sealedLast: 0, open: new Uint8Array(0) };
-    this.open = this.head.open.byteLength === 0 ? [] : blockPostings(decodeBlock(this.head.open));
+    this.openBytes = this.head.open;
+  }
+
+  /** The open block's postings, decoded on first need. */
+  private get open(): Posting[] {
+    this.openList ??= this.openBytes.byteLength === 0 ? [] : blockPostings(decodeBlock(this.openBytes));
+    return this.openList;
+  }
+
+  private get openCount(): number {
+    return this.openList ? this.openList.length : blockCount(this.openBytes);
   }
 
   change(postings: readonly Posting[], sign: 1 | -1): void {
@@ -90,7 +119,9 @@ class TermWriter {
   }
 
   private add(posting: Posting): void {
-    if (posting.doc > this.head.sealedLast) insertSorted(this.open, posting);
+    const appends = !this.openList && posting.doc > this.head.sealedLast && (this.openBytes.byteLength === 0 || posting.doc > blockLastDoc(this.openBytes));
+    if (appends) this.openBytes = appendPosting(this.openBytes, posting);
+    else if (posting.doc > this.head.sealedLast) insertSorted(this.open, posting);
     else this.changeSealed(posting.doc, (list) => insertSorted(list, posting));
     this.head.df++;
   }
@@ -120,6 +151,7 @@ class TermWriter {
 
   /** Seals full blocks off the front of the open block. */
   private seal(): void {
+    if (this.openCount < BLOCK_SIZE) return;
     while (this.open.length >= BLOCK_SIZE) {
       const part = this.open.splice(0, BLOCK_SIZE);
       this.storage.setBlock(this.tenant, this.term, part.at(-1)!.doc, encodeBlock(part));
@@ -144,7 +176,8 @@ class TermWriter {
       this.storage.setHead(this.tenant, this.term, null);
       return;
     }
-    this.storage.setHead(this.tenant, this.term, { df: this.head.df, sealedLast: this.head.sealedLast, open: encodeBlock(this.open) });
+    const open = this.openList ? encodeBlock(this.openList) : this.openBytes;
+    this.storage.setHead(this.tenant, this.term, { df: this.head.df, sealedLast: this.head.sealedLast, open });
   }
 }
 

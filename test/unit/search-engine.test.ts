@@ -1,5 +1,5 @@
 import { analyze } from '../../shared/search/analyzer.js';
-import { BLOCK_SIZE } from '../../shared/search/block.js';
+import { appendPosting, BLOCK_SIZE, encodeBlock, type Posting } from '../../shared/search/block.js';
 import { idf } from '../../shared/search/scoring.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
@@ -53,6 +53,19 @@ test('analysis: stems English words, folds case, width and diacritics, splits on
   expect(analyze('Café ﬁne ＡＢＣ naïve')).toEqual(['cafe', 'fine', 'abc', 'naiv']);
   expect(analyze('Ωμέγα Привет हिन्दी 42')).toEqual(['ωμεγα', 'привет', 'हिन्दी', '42']);
   expect(analyze('x'.repeat(500))[0]).toHaveLength(64);
+});
+
+test('appending a posting to an encoded block gives the bytes of encoding the longer list', () => {
+  const random = prng(3);
+  const postings: Posting[] = [];
+  let bytes = new Uint8Array(0);
+  for (let doc = 1; doc <= 40; doc++) {
+    const positions = (n: number) => Array.from({ length: n }, (_, i) => i * 2 + Math.floor(random() * 2));
+    const p: Posting = { doc: doc * 3, posT: positions(Math.floor(random() * 3)), posB: positions(Math.floor(random() * 5)), lenT: 9, lenB: 40 + doc };
+    postings.push(p);
+    bytes = appendPosting(bytes, p);
+    expect(Buffer.from(bytes).equals(Buffer.from(encodeBlock(postings)))).toBe(true);
+  }
 });
 
 test('the IDF stays positive for a word in every document, and falls as the word gets commoner', () => {

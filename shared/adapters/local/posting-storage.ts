@@ -1,0 +1,139 @@
+import type { Statement } from 'better-sqlite3';
+import type { CollectionStats } from '../../search/scoring.js';
+import type { PostingStorage, TermHead } from '../../search/storage.js';
+import type { Db } from './database.js';
+
+/** better-sqlite3 binds Buffers; a view of the same bytes, no copy. */
+const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * The search engine's parts (shared/search/storage.ts) in SQLite tables, on the connection they are given:
+ * inside the record's transaction when a write indexes, read-only on a search thread. Tenants get a small
+ * integer key in `search_tenants`, so the rows of the other tables do not repeat a UUID.
+ */
+export class SqlitePostingStorage implements PostingStorage {
+  private readonly keys = new Map<string, number>();
+  private readonly s: Record<string, Statement>;
+
+  constructor(db: Db) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      key: p('SELECT key FROM search_tenants WHERE tenant = ?').pluck(),
+      stats: p('SELECT docs, title_words AS titleWords, body_words AS bodyWords FROM search_tenants WHERE tenant = ?'),
+      putStats: p(`INSERT INTO search_tenants (tenant, docs, title_words, body_words) VALUES (?, ?, ?, ?)
+                   ON CONFLICT (tenant) DO UPDATE SET docs = excluded.docs, title_words = excluded.title_words, body_words = excluded.body_words`),
+      head: p('SELECT df, sealed_last AS sealedLast, open FROM search_heads WHERE tkey = ? AND term = ?'),
+      putHead: p(`INSERT INTO search_heads (tkey, term, df, sealed_last, open) VALUES (?, ?, ?, ?, ?)
+                  ON CONFLICT (tkey, term) DO UPDATE SET df = excluded.df, sealed_last = excluded.sealed_last, open = excluded.open`),
+      deleteHead: p('DELETE FROM search_heads WHERE tkey = ? AND term = ?'),
+      metas: p('SELECT metas FROM search_metas WHERE tkey = ? AND term = ?').pluck(),
+      putMetas: p('INSERT INTO search_metas (tkey, term, metas) VALUES (?, ?, ?) ON CONFLICT (tkey, term) DO UPDATE SET metas = excluded.metas'),
+      deleteMetas: p('DELETE FROM search_metas WHERE tkey = ? AND term = ?'),
+      block: p('SELECT block FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?').pluck(),
+      putBlock: p('INSERT INTO search_blocks (tkey, term, last, block) VALUES (?, ?, ?, ?) ON CONFLICT (tkey, term, last) DO UPDATE SET block = excluded.block'),
+      deleteBlock: p('DELETE FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?'),
+    };
+  }
+
+  /**
+   * The tenant's key, or undefined before its first document. A tenant's key never changes (its row stays
+   * when its last document goes, with zero counts), so it is cached for the connection's life.
+   */
+  private key(tenant: string): number | undefined {
+    let key = this.keys.get(tenant);
+    if (key === undefined) {
+      key = this.s.key!.get(tenant) as number | undefined;
+      if (key !== undefined) this.keys.set(tenant, key);
+    }
+    return key;
+  }
+
+  private requireKey(tenant: string): number {
+    const key = this.key(tenant);
+    if (key === undefined) throw new Error('the tenant has no search statistics yet');
+    return key;
+  }
+
+  stats(tenant: string): CollectionStats | null {
+    const row = this.s.stats!.get(tenant) as CollectionStats | undefined;
+    return row && row.docs > 0 ? row : null;
+  }
+
+  setStats(tenant: string, stats: CollectionStats | null): void {
+    const s = stats ?? { docs: 0, titleWords: 0, bodyWords: 0 };
+    this.s.putStats!.run(tenant, s.docs, s.titleWords, s.bodyWords);
+  }
+
+  head(tenant: string, term: string): TermHead | null {
+    const key = this.key(tenant);
+    if (key === undefined) return null;
+    return (this.s.head!.get(key, term) as TermHead | undefined) ?? null;
+  }
+
+  setHead(tenant: string, term: string, head: TermHead | null): void {
+    const key = this.ensureKey(tenant);
+    if (head === null) this.s.deleteHead!.run(key, term);
+    else this.s.putHead!.run(key, term, head.df, head.sealedLast, buffer(head.open));
+  }
+
+  metas(tenant: string, term: string): Uint8Array | null {
+    const key = this.key(tenant);
+    return key === undefined ? null : ((this.s.metas!.get(key, term) as Buffer | undefined) ?? null);
+  }
+
+  setMetas(tenant: string, term: string, metas: Uint8Array | null): void {
+    const key = this.ensureKey(tenant);
+    if (metas === null) this.s.deleteMetas!.run(key, term);
+    else this.s.putMetas!.run(key, term, buffer(metas));
+  }
+
+  block(tenant: string, term: string, last: number): Uint8Array | null {
+    return (this.s.block!.get(this.requireKey(tenant), term, last) as Buffer | undefined) ?? null;
+  }
+
+  setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void {
+    const key = this.ensureKey(tenant);
+    if (block === null) this.s.deleteBlock!.run(key, term, last);
+    else this.s.putBlock!.run(key, term, last, buffer(block));
+  }
+
+  /** The writer sets a new tenant's statistics after its terms, so a key is made on the first write of any part. */
+  private ensureKey(tenant: string): number {
+    const key = this.key(tenant);
+    if (key !== undefined) return key;
+    this.s.putStats!.run(tenant, 0, 0, 0);
+    return this.requireKey(tenant);
+  }
+}
+
+/** The engine's tables (a migration in database.ts creates them). */
+export const POSTING_TABLES_SQL = `
+  CREATE TABLE search_tenants (
+    key INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL UNIQUE,
+    docs INTEGER NOT NULL,
+    title_words INTEGER NOT NULL,
+    body_words INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE search_heads (
+    tkey INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    df INTEGER NOT NULL,
+    sealed_last INTEGER NOT NULL,
+    open BLOB NOT NULL,
+    UNIQUE (tkey, term)
+  ) STRICT;
+  CREATE TABLE search_metas (
+    tkey INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    metas BLOB NOT NULL,
+    UNIQUE (tkey, term)
+  ) STRICT;
+  CREATE TABLE search_blocks (
+    tkey INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    last INTEGER NOT NULL,
+    block BLOB NOT NULL,
+    UNIQUE (tkey, term, last)
+  ) STRICT;
+`;
