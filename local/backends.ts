@@ -39,12 +39,13 @@ export interface Backend {
 
 /** Opens the configured backend. */
 export function openBackend(config: LocalConfig, logger: Logger): Promise<Backend> {
-  return config.aws ? openDynamoDbBackend(config, config.aws, logger) : Promise.resolve(openSqliteBackend(config));
+  return config.aws ? openDynamoDbBackend(config, config.aws, logger) : Promise.resolve(openSqliteBackend(config, logger));
 }
 
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
-function openSqliteBackend(config: LocalConfig): Backend {
-  const sqlite = openSqliteAdapters(config.databaseFile);
+function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
+  // An upgrade from a version before the search engine indexes the stored records first, with progress.
+  const sqlite = openSqliteAdapters(config.databaseFile, { progress: (line) => logger.info(line) });
   const search = searchOn(sqlite, config.databaseFile, config);
   return {
     ...sqlite,
@@ -93,7 +94,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
   if (created.includes('records')) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(indexFile + suffix, { force: true });
   }
-  const index = openSqliteAdapters(indexFile);
+  const index = openSqliteAdapters(indexFile, { progress: (line) => logger.info(line) });
   const search = searchOn(index, indexFile, config);
   const dynamo = dynamoDbAdapters(client, aws.tables);
   const indexer = createIndexerHandler({

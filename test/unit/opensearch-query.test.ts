@@ -1,4 +1,4 @@
-import { BM25_WEIGHTS } from '../../shared/adapters/local/search-index.js';
+import { RANKING } from '../../shared/search/scoring.js';
 import { buildSearchRequest, TITLE_BOOST } from '../../shared/adapters/aws/opensearch/query.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import type { SearchQuery } from '../../shared/ports.js';
@@ -25,8 +25,8 @@ function leaves(node: unknown, out: [string, unknown][] = []): [string, unknown]
 }
 
 describe('OpenSearch query builder', () => {
-  test('the title weighs what it weighs on SQLite', () => {
-    expect(TITLE_BOOST).toBe(BM25_WEIGHTS.title);
+  test('the title weighs what it weighs in the embedded engine', () => {
+    expect(TITLE_BOOST).toBe(RANKING.titleWeight);
   });
 
   test('words only: one OR match per field, title boosted, at least one must match', () => {

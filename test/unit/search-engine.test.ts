@@ -58,7 +58,7 @@ test('analysis: stems English words, folds case, width and diacritics, splits on
 test('appending a posting to an encoded block gives the bytes of encoding the longer list', () => {
   const random = prng(3);
   const postings: Posting[] = [];
-  let bytes = new Uint8Array(0);
+  let bytes: Uint8Array = new Uint8Array(0);
   for (let doc = 1; doc <= 40; doc++) {
     const positions = (n: number) => Array.from({ length: n }, (_, i) => i * 2 + Math.floor(random() * 2));
     const p: Posting = { doc: doc * 3, posT: positions(Math.floor(random() * 3)), posB: positions(Math.floor(random() * 5)), lenT: 9, lenB: 40 + doc };

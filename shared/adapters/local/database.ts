@@ -1,17 +1,18 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { POSTING_TABLES_SQL } from './posting-storage.js';
+import { buildPendingSearchIndex } from './search-build.js';
 
 export type Db = Database.Database;
 
 /**
  * Schema migrations, applied in order and tracked in `PRAGMA user_version`. Append; never edit a shipped one.
  *
- * `records_fts` is a contentless FTS5 table (the text lives once, in `records`) whose rowid is the record's
- * `seq`. Its `tenant` column holds one token per record, so a search intersects the tenant's posting list
- * with the query's instead of filtering other tenants' matches afterwards; bm25() gives that column weight 0.
+ * The first migration made `records_fts`, a contentless FTS5 table; the third replaces it with the tables
+ * of the search engine (posting-storage.ts), which keeps its statistics per tenant and prunes.
  */
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE tenants (
     id TEXT PRIMARY KEY,
@@ -90,6 +91,14 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX records_filters ON records(seq, tenant_id, agent_id, type, client, created_at);
   `,
+  // The search engine of shared/search replaces FTS5 (docs/architecture.md, "Search"): its tables, and the
+  // place of the build that indexes the records already stored (search-build.ts), if there are any.
+  `
+  ${POSTING_TABLES_SQL}
+  DROP TABLE records_fts;
+  CREATE TABLE search_build (next_seq INTEGER NOT NULL) STRICT;
+  INSERT INTO search_build (next_seq) SELECT min(seq) FROM records HAVING count(*) > 0;
+  `,
 ];
 
 /**
@@ -103,7 +112,10 @@ const MIGRATIONS: string[] = [
  * With `mustExist`, a missing file is an error (better-sqlite3's) and nothing is created, not even the
  * directory: the admin CLI must not start a new, empty database beside the one the server uses.
  */
-export function openDatabase(file: string, { mustExist = false }: { mustExist?: boolean } = {}): Db {
+export function openDatabase(
+  file: string,
+  { mustExist = false, progress }: { mustExist?: boolean; progress?: (line: string) => void } = {},
+): Db {
   if (file !== ':memory:' && !mustExist) mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { fileMustExist: mustExist });
   // busy_timeout first, so that even switching a new file to WAL waits for another process opening it.
@@ -112,6 +124,7 @@ export function openDatabase(file: string, { mustExist = false }: { mustExist?: 
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  buildPendingSearchIndex(db, progress);
   return db;
 }
 

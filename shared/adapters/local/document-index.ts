@@ -1,12 +1,12 @@
-import { searchableText } from '../../domain/query-parse.js';
 import type { StoredRecord } from '../../domain/record.js';
 import type { DocumentIndex, IndexChange } from '../../ports.js';
 import type { Db } from './database.js';
-import { tenantToken } from './rows.js';
+import { SqlitePostingStorage } from './posting-storage.js';
+import { addDocuments, removeDocuments } from '../../search/writer.js';
 
 /**
  * The write side of the SQLite search index, for the AWS-shaped local mode: the indexer feeds it from the
- * DynamoDB Local stream, and `SqliteSearchIndex` reads the same `records` and `records_fts` tables.
+ * DynamoDB Local stream, and `SqliteSearchIndex` reads the same records and search tables.
  * Every change is idempotent by record id, so a replayed stream leaves the index as it was.
  */
 export class SqliteDocumentIndex implements DocumentIndex {
@@ -24,16 +24,13 @@ export class SqliteDocumentIndex implements DocumentIndex {
         metadata = @metadata, created_at = @created_at, classification = @classification
       WHERE seq = @seq`);
     const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
-    const insertFts = db.prepare<[number | bigint, string, string, string]>(
-      'INSERT INTO records_fts (rowid, title, body, tenant) VALUES (?, ?, ?, ?)',
-    );
-    // contentless_delete = 1 is what lets a contentless FTS5 table delete a row by rowid alone. Such a
-    // delete does not take the row's tokens off the column statistics bm25() reads, so ranks drift a little
-    // after it; the service's own MODIFYs (classifications) therefore leave the FTS row alone, and only an
-    // operator's text change or delete pays that price.
-    const deleteFts = db.prepare<[number]>('DELETE FROM records_fts WHERE rowid = ?');
-    const indexed = (r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>) =>
-      [searchableText(r.title), searchableText(r.body), tenantToken(r.tenant_id)] as const;
+    const postings = new SqlitePostingStorage(db);
+    // The index follows the text exactly: a record is added with its text and removed with the text it was
+    // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
+    const index = (seq: number | bigint, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>) =>
+      addDocuments(postings, r.tenant_id, [{ doc: Number(seq), title: r.title, body: r.body }]);
+    const unindex = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>) =>
+      removeDocuments(postings, r.tenant_id, [{ doc: seq, title: r.title, body: r.body }]);
 
     const upsert = (record: StoredRecord): void => {
       const row = {
@@ -41,26 +38,24 @@ export class SqliteDocumentIndex implements DocumentIndex {
         metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
         classification: record.classification === null ? null : JSON.stringify(record.classification),
       };
-      const fts = indexed(record);
       const existing = findSeq.get(record.id);
       if (!existing) {
         const { lastInsertRowid } = insertRecord.run(row);
-        insertFts.run(lastInsertRowid, ...fts);
+        index(lastInsertRowid, record);
         return;
       }
       // Ids are UUIDv7, so this only happens on a corrupt stream; never let one tenant's write move another's record.
       if (existing.tenant_id !== record.tenant_id) throw new Error('the record id belongs to another tenant');
       updateRecord.run({ ...row, seq: existing.seq });
-      // A classification leaves the text as it was: the FTS row stays, and so do the statistics.
       if (existing.title === record.title && existing.body === record.body) return;
-      deleteFts.run(existing.seq);
-      insertFts.run(existing.seq, ...fts);
+      unindex(existing.seq, existing);
+      index(existing.seq, record);
     };
 
     const remove = (tenantId: string, id: string): void => {
       const existing = findSeq.get(id);
       if (!existing || existing.tenant_id !== tenantId) return;
-      deleteFts.run(existing.seq);
+      unindex(existing.seq, existing);
       deleteRecord.run(existing.seq);
     };
 

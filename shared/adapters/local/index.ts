@@ -17,7 +17,7 @@ export interface SqliteAdapters {
 }
 
 /** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
-export function openSqliteAdapters(file: string, options: { mustExist?: boolean } = {}): SqliteAdapters {
+export function openSqliteAdapters(file: string, options: { mustExist?: boolean; progress?: (line: string) => void } = {}): SqliteAdapters {
   const db = openDatabase(file, options);
   return {
     db,

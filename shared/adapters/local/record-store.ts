@@ -1,15 +1,16 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
-import { searchableText } from '../../domain/query-parse.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
 import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
 import { groupCommitOf } from './group-commit.js';
-import { tenantToken, toStoredRecord, type RecordRow } from './rows.js';
+import { SqlitePostingStorage } from './posting-storage.js';
+import { toStoredRecord, type RecordRow } from './rows.js';
+import { addDocuments } from '../../search/writer.js';
 
 /**
  * Records on SQLite. One transaction (a savepoint within a group commit) holds the idempotency check, the
- * quota count, the record, its FTS row and its classification job, so either all of them are durable or
+ * quota count, the record, its search index entries and its classification job, so either all of them are durable or
  * none is; writes that arrive together share one commit and one fsync (group-commit.ts).
  */
 export class SqliteRecordStore implements RecordStore {
@@ -35,7 +36,7 @@ export class SqliteRecordStore implements RecordStore {
     const insertRecord = db.prepare(`
       INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
       VALUES (@id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at)`);
-    const insertFts = db.prepare('INSERT INTO records_fts (rowid, title, body, tenant) VALUES (?, ?, ?, ?)');
+    const postings = new SqlitePostingStorage(db);
     const insertJob = db.prepare('INSERT INTO classification_jobs (tenant_id, record_id, available_at) VALUES (?, ?, ?)');
     const putKey = db.prepare(`
       INSERT INTO idempotency_keys (tenant_id, key, request_hash, record_id, expires_at) VALUES (?, ?, ?, ?, ?)
@@ -63,7 +64,7 @@ export class SqliteRecordStore implements RecordStore {
         tenant_id: tenantId,
         metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
       });
-      insertFts.run(lastInsertRowid, searchableText(record.title), searchableText(record.body), tenantToken(tenantId));
+      addDocuments(postings, tenantId, [{ doc: Number(lastInsertRowid), title: record.title, body: record.body }]);
       insertJob.run(tenantId, record.id, now);
       if (claim) putKey.run(tenantId, claim.key, claim.requestHash, record.id, now + IDEMPOTENCY_TTL_MS);
       return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };

@@ -4,21 +4,23 @@ import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
-import { ftsMatchExpression } from './fts-query.js';
-import { tenantToken, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
-
-/** bm25() column weights for (title, body, tenant): a title match weighs four times a body match. */
-export const BM25_WEIGHTS = { title: 4, body: 1 } as const;
+import { SqlitePostingStorage } from './posting-storage.js';
+import { toSearchHit, type RecordRow, type SearchRow } from './rows.js';
+import { searchIndex } from '../../search/searcher.js';
 
 /**
- * Search on the SQLite FTS5 index kept in the same transactions as the records, so a record is found as
- * soon as its write has returned.
+ * Search on the engine's index (shared/search), kept in the same transactions as the records, so a record
+ * is found as soon as its write has returned; the records without `q` come from the records table.
  */
 export class SqliteSearchIndex implements SearchIndex {
   /** Prepared statements by SQL text: a search has one of a few dozen shapes (which filters it has). */
   private readonly statements = new Map<string, Statement>();
 
-  constructor(private readonly db: Db) {}
+  private readonly postings: SqlitePostingStorage;
+
+  constructor(private readonly db: Db) {
+    this.postings = new SqlitePostingStorage(db);
+  }
 
   private statement(sql: string): Statement {
     let statement = this.statements.get(sql);
@@ -56,28 +58,24 @@ export class SqliteSearchIndex implements SearchIndex {
     }
     if (isEmptyQuery(query.text)) return [];
 
-    params.match = ftsMatchExpression(tenantToken(tenantId), query.text);
-    // Two steps. The inner query ranks rowids only and keeps the best `limit`; only those rows are then read
-    // in full. Ranking whole rows (bodies up to 64 KB) made the sort carry every match's text: 29 ms
-    // against 8 ms for a common word in a 50 000-record tenant. The match's tenant token already keeps
-    // other tenants out; the record filters, when there are any, join in the inner query, and the outer
-    // one checks the tenant again. CROSS JOIN keeps the full-text match as the outer loop: with a plain
-    // JOIN a selective-looking filter (`since`) could make SQLite walk the records by index and run the
-    // match once per record. The filters are read from the covering index `records_filters` rather than
-    // from each match's row (29 % faster at p50 for a filtered search at 100 000 records).
-    const ranked = conditions.length === 0
-      ? 'SELECT rowid AS seq, -bm25(records_fts, @wt, @wb, 0) AS score FROM records_fts WHERE records_fts MATCH @match'
-      : `SELECT records_fts.rowid AS seq, -bm25(records_fts, @wt, @wb, 0) AS score
-         FROM records_fts CROSS JOIN records m INDEXED BY records_filters ON m.seq = records_fts.rowid
-         WHERE records_fts MATCH @match${on('m')}`;
-    params.wt = BM25_WEIGHTS.title;
-    params.wb = BM25_WEIGHTS.body;
-    const rows = this.statement(
-      `SELECT r.*, top.score FROM (${ranked} ORDER BY score DESC, seq DESC LIMIT @limit) top
-       CROSS JOIN records r ON r.seq = top.seq
-       WHERE r.tenant_id = @tenant
-       ORDER BY top.score DESC, top.seq DESC`,
-    ).all(params) as (RecordRow & { score: number })[];
+    // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
+    // only about a record that would enter the top `limit`, from the covering index `records_filters`.
+    const accept =
+      conditions.length === 0
+        ? undefined
+        : (() => {
+            const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = @seq AND m.tenant_id = @tenant${on('m')}`);
+            const { limit: _, ...filters } = params;
+            return (seq: number) => check.get({ ...filters, seq }) !== undefined;
+          })();
+    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, accept });
+    if (hits.length === 0) return [];
+    const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
+    const rows: (RecordRow & { score: number })[] = [];
+    for (const hit of hits) {
+      const found = row.get(hit.doc, tenantId) as RecordRow | undefined;
+      if (found) rows.push({ ...found, score: hit.score });
+    }
     return rows.map(({ score, ...row }) => ({ ...row, rank: rankFromScore(score) }));
   }
 }

@@ -1,11 +1,12 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import { isEmptyQuery } from '../../../domain/query-parse.js';
 import type { SearchQuery } from '../../../ports.js';
+import { RANKING } from '../../../search/scoring.js';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 
-/** How much a title match weighs against a body match: 4, the title weight of the SQLite backend's bm25(). */
-export const TITLE_BOOST = 4;
+/** How much a title match weighs against a body match: the title weight the embedded engine ranks with. */
+export const TITLE_BOOST = RANKING.titleWeight;
 
 /** The fields every search reads: the exact record only, never the analyzed copies. */
 const SOURCE = ['record'];

@@ -1,0 +1,97 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MIGRATIONS } from '../../shared/adapters/local/database.js';
+import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+
+/**
+ * The upgrade from FTS5 to the engine of shared/search: a database as the code before it wrote it
+ * (schema version 2, records and their FTS5 rows) is indexed on open, with progress lines, losing nothing.
+ */
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'memory-migration-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const TENANTS = ['0193a000-0000-7000-8000-00000000000a', '0193a000-0000-7000-8000-00000000000b'];
+
+/** A version-2 database with `count` records spread over two tenants, written as that version did. */
+function versionTwoDatabase(file: string, count: number): void {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  for (const sql of MIGRATIONS.slice(0, 2)) db.exec(sql);
+  db.pragma('user_version = 2');
+  const insert = db.prepare(`INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
+                             VALUES (?, ?, 'agent', 'fact', ?, ?, NULL, NULL, ?)`);
+  const fts = db.prepare('INSERT INTO records_fts (rowid, title, body, tenant) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let i = 1; i <= count; i++) {
+      const tenant = TENANTS[i % 2]!;
+      const title = i % 100 === 0 ? `Dark mode note ${i}` : `Record number ${i}`;
+      const { lastInsertRowid } = insert.run(`id-${i}`, tenant, title, `body of record ${i} about deploys`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
+      fts.run(lastInsertRowid, title, `body of record ${i} about deploys`, 't' + tenant.replace(/-/g, ''));
+    }
+  })();
+  db.close();
+}
+
+test('a version-2 database is indexed on open, with progress lines, and every record is found', async () => {
+  const file = join(dir, 'memory.db');
+  versionTwoDatabase(file, 12_000);
+  const lines: string[] = [];
+  const sqlite = openSqliteAdapters(file, { progress: (line) => lines.push(line) });
+  try {
+    expect(lines[0]).toBe('building the search index of 12000 records');
+    expect(lines.some((l) => /^search index: 5000 of 12000 records \(42 %\)$/.test(l))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^search index built: 12000 records in \d+\.\d s$/);
+    expect(sqlite.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'records_fts'").pluck().get()).toBe(0);
+    expect(sqlite.db.prepare('SELECT count(*) FROM search_build').pluck().get()).toBe(0);
+    const hits = await sqlite.search.search(TENANTS[0]!, { text: parseQuery('dark mode'), limit: 100 });
+    // Every hundredth record is a dark-mode note, and all of them are the first tenant's (even numbers).
+    expect(hits).toHaveLength(100);
+    expect(hits.every((h) => h.tenant_id === TENANTS[0] && h.title.startsWith('Dark mode'))).toBe(true);
+    const all = await sqlite.search.search(TENANTS[1]!, { text: parseQuery('deploys'), limit: 100 });
+    expect(all).toHaveLength(100);
+    expect(await sqlite.search.search(TENANTS[1]!, { text: parseQuery('dark'), limit: 100 })).toEqual([]);
+    expect(sqlite.db.prepare('SELECT tenant, docs FROM search_tenants ORDER BY tenant').all()).toEqual(
+      TENANTS.map((tenant) => ({ tenant, docs: 6000 })),
+    );
+  } finally {
+    sqlite.close();
+  }
+  // Opening again builds nothing.
+  const again: string[] = [];
+  openSqliteAdapters(file, { progress: (line) => again.push(line) }).close();
+  expect(again).toEqual([]);
+});
+
+test('a build that stopped half-way resumes where it stopped', async () => {
+  const file = join(dir, 'memory.db');
+  versionTwoDatabase(file, 11_000);
+  // Stop after the first batch: the progress callback throws, as a crash would end the process.
+  expect(() =>
+    openSqliteAdapters(file, {
+      progress: (line) => {
+        if (line.startsWith('search index: 5000')) throw new Error('crash');
+      },
+    }),
+  ).toThrow('crash');
+  const raw = new Database(file);
+  expect(raw.prepare('SELECT next_seq FROM search_build').pluck().get()).toBe(5001);
+  raw.close();
+  const sqlite = openSqliteAdapters(file);
+  try {
+    const counts = await Promise.all(
+      TENANTS.map(async (tenant) => (await sqlite.search.search(tenant, { text: parseQuery('dark'), limit: 100 })).length),
+    );
+    expect(counts).toEqual([100, 0]);
+    const stats = sqlite.db.prepare('SELECT sum(docs) FROM search_tenants').pluck().get();
+    expect(stats).toBe(11_000);
+  } finally {
+    sqlite.close();
+  }
+});
