@@ -1,4 +1,3 @@
-import { ftsMatchExpression } from '../../shared/adapters/local/fts-query.js';
 import { isEmptyQuery, MAX_QUERY_CLAUSES, parseQuery } from '../../shared/domain/query-parse.js';
 
 describe('parseQuery', () => {
@@ -38,17 +37,5 @@ describe('parseQuery', () => {
   test('at most MAX_QUERY_CLAUSES clauses are kept', () => {
     const q = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
     expect(parseQuery(q)!.terms).toHaveLength(MAX_QUERY_CLAUSES);
-  });
-});
-
-describe('ftsMatchExpression', () => {
-  test('every clause is an FTS5 string literal, scoped to the tenant and to title and body', () => {
-    expect(ftsMatchExpression('tabc', { terms: ['dark', 'near'], phrases: [['dark', 'mode']] })).toBe(
-      'tenant : "tabc" AND {title body} : ("dark mode" OR "dark" OR "near")',
-    );
-  });
-
-  test('a double quote inside a word is escaped', () => {
-    expect(ftsMatchExpression('t', { terms: ['a"b'], phrases: [] })).toBe('tenant : "t" AND {title body} : ("a""b")');
   });
 });

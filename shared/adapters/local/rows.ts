@@ -42,8 +42,3 @@ export type SearchRow = RecordRow & { rank: number };
 export function toSearchHit({ rank, ...row }: SearchRow): SearchHit {
   return { ...toStoredRecord(row), rank };
 }
-
-/** The single FTS token that stands for a tenant in the `tenant` column of `records_fts`. */
-export function tenantToken(tenantId: string): string {
-  return 't' + tenantId.replace(/[^0-9a-zA-Z]/g, '').toLowerCase();
-}
