@@ -1,5 +1,5 @@
 import { analyze } from './analyzer.js';
-import { BLOCK_SIZE, decodeBlock, decodeMetas, metaOfBlock, positionStart, type Block, type BlockMeta } from './block.js';
+import { IMPACT_WEIGHT, decodeBlock, decodeMetas, metaOfBlock, positionStart, type Block, type BlockMeta } from './block.js';
 import { clauseScore, clauseWeight, idf, RANKING, type Bm25Params, type ClauseWeight, type CollectionStats } from './scoring.js';
 import type { PostingStorage } from './storage.js';
 
@@ -67,7 +67,7 @@ class ClauseCursor {
     this.bounds = new Float64Array(metas.length);
     let max = 0;
     metas.forEach((m, i) => {
-      this.bounds[i] = clauseScore(weight, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB);
+      this.bounds[i] = blockBound(weight, m);
       max = Math.max(max, this.bounds[i]!);
     });
     this.maxBound = max;
@@ -102,6 +102,14 @@ class ClauseCursor {
   }
 }
 
+/** The most a document of the block can score: exact from its impacts, or from its extremes for another title weight. */
+function blockBound(w: ClauseWeight, m: BlockMeta): number {
+  if (w.titleWeight !== IMPACT_WEIGHT || m.impacts.length === 0) return clauseScore(w, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB);
+  let best = 0;
+  for (let i = 0; i < m.impacts.length; i += 4) best = Math.max(best, clauseScore(w, m.impacts[i]!, m.impacts[i + 1]!, m.impacts[i + 2]!, m.impacts[i + 3]!));
+  return best;
+}
+
 /** A term's postings as the index stores them: its sealed blocks, then its open block. */
 interface TermPostings {
   df: number;
@@ -117,17 +125,33 @@ function termPostings(storage: PostingStorage, tenant: string, term: string): Te
   const sealed = metas.length;
   const open = head.open.byteLength > 0 ? decodeBlock(head.open) : null;
   if (open && open.count > 0) metas.push(metaOfBlock(open));
+  // Read-ahead: blocks read one after another are read in runs, doubling up to MAX_READ_AHEAD, since one
+  // range read costs about what a single block's read does; a skipped block starts again at one.
+  let run = 1;
+  let next = -1;
+  let ahead: Uint8Array[] = [];
+  let aheadFrom = 0;
   return {
     df: head.df,
     metas,
     load: (i) => {
       if (i === sealed) return open!;
-      const bytes = storage.block(tenant, term, metas[i]!.last);
-      if (!bytes) throw new Error(`the index is missing a block of "${term}"`);
-      return decodeBlock(bytes);
+      if (i >= aheadFrom && i < aheadFrom + ahead.length) {
+        next = i + 1;
+        return decodeBlock(ahead[i - aheadFrom]!);
+      }
+      run = i === next ? Math.min(2 * run, MAX_READ_AHEAD) : 1;
+      const to = Math.min(i + run, sealed) - 1;
+      ahead = to === i ? [storage.block(tenant, term, metas[i]!.last)].filter((b) => b !== null) : storage.blockRange(tenant, term, metas[i]!.last, metas[to]!.last);
+      aheadFrom = i;
+      next = i + 1;
+      if (ahead.length !== to - i + 1) throw new Error(`the index is missing a block of "${term}"`);
+      return decodeBlock(ahead[0]!);
     },
   };
 }
+
+const MAX_READ_AHEAD = 16;
 
 /** Binary search for `doc` in a block's sorted documents; -1 when absent. */
 function indexOf(docs: Uint32Array, doc: number): number {
@@ -144,12 +168,16 @@ function indexOf(docs: Uint32Array, doc: number): number {
 }
 
 /**
- * A phrase's postings, found by walking its rarest term and checking the others' positions: a document
- * holds the phrase where the terms stand one after another in the same field. Its frequency in a field is
- * the number of places the phrase starts there. Built whole, in memory, as blocks like a term's.
+ * A phrase's postings, block by block on its rarest term's blocks: a document holds the phrase where the
+ * terms stand one after another in the same field, and its frequency in a field is the number of places
+ * the phrase starts there. A block is checked only when the search reads it, so a phrase costs what the
+ * blocks the pruning cannot skip cost. The rarest term's metas bound the phrase's blocks: a document's
+ * phrase frequency is at most that term's frequency, and its lengths are its own.
  */
-function phrasePostings(parts: TermPostings[]): { metas: BlockMeta[]; blocks: Columns[] } {
+function phrasePostings(parts: TermPostings[]): { metas: BlockMeta[]; load: (i: number) => Columns } {
   const rarest = parts.reduce((best, p, i) => (p.df < parts[best]!.df ? i : best), 0);
+  const lead = parts[rarest]!;
+  // The other terms' cursors only move forward: the searcher reads the lead's blocks in order.
   const cursors = parts.map((p) => ({ p, index: 0, block: null as Block | null, loaded: -1 }));
   const at = (c: (typeof cursors)[number], doc: number): { block: Block; i: number } | null => {
     while (c.index < c.p.metas.length && c.p.metas[c.index]!.last < doc) c.index++;
@@ -161,51 +189,30 @@ function phrasePostings(parts: TermPostings[]): { metas: BlockMeta[]; blocks: Co
     const i = indexOf(c.block!.docs, doc);
     return i < 0 ? null : { block: c.block!, i };
   };
-  const docs: number[] = [];
-  const tfT: number[] = [];
-  const tfB: number[] = [];
-  const lenT: number[] = [];
-  const lenB: number[] = [];
-  const lead = parts[rarest]!;
-  for (let bi = 0; bi < lead.metas.length; bi++) {
+  const load = (bi: number): Columns => {
     const block = lead.load(bi);
+    const docs = new Uint32Array(block.count);
+    const tfT = new Uint16Array(block.count);
+    const tfB = new Uint16Array(block.count);
+    const lenT = new Uint16Array(block.count);
+    const lenB = new Uint16Array(block.count);
+    let count = 0;
     for (let i = 0; i < block.count; i++) {
       const doc = block.docs[i]!;
-      const hits = cursors.map((c) => at(c, doc));
+      const hits = cursors.map((c, j) => (j === rarest ? { block, i } : at(c, doc)));
       if (hits.some((h) => h === null)) continue;
       const [t, b] = phraseFrequencies(hits as { block: Block; i: number }[]);
       if (t + b === 0) continue;
-      docs.push(doc);
-      tfT.push(t);
-      tfB.push(b);
-      lenT.push(block.lenT[i]!);
-      lenB.push(block.lenB[i]!);
+      docs[count] = doc;
+      tfT[count] = t;
+      tfB[count] = b;
+      lenT[count] = block.lenT[i]!;
+      lenB[count] = block.lenB[i]!;
+      count++;
     }
-  }
-  const metas: BlockMeta[] = [];
-  const blocks: Columns[] = [];
-  for (let start = 0; start < docs.length; start += BLOCK_SIZE) {
-    const end = Math.min(docs.length, start + BLOCK_SIZE);
-    const columns: Columns = {
-      count: end - start,
-      docs: Uint32Array.from(docs.slice(start, end)),
-      tfT: Uint16Array.from(tfT.slice(start, end)),
-      tfB: Uint16Array.from(tfB.slice(start, end)),
-      lenT: Uint16Array.from(lenT.slice(start, end)),
-      lenB: Uint16Array.from(lenB.slice(start, end)),
-    };
-    blocks.push(columns);
-    metas.push({
-      first: columns.docs[0]!,
-      last: columns.docs[columns.count - 1]!,
-      count: columns.count,
-      maxTfT: Math.max(...columns.tfT),
-      maxTfB: Math.max(...columns.tfB),
-      minLenT: Math.min(...columns.lenT),
-      minLenB: Math.min(...columns.lenB),
-    });
-  }
-  return { metas, blocks };
+    return { count, docs: docs.subarray(0, count), tfT: tfT.subarray(0, count), tfB: tfB.subarray(0, count), lenT: lenT.subarray(0, count), lenB: lenB.subarray(0, count) };
+  };
+  return { metas: lead.metas, load };
 }
 
 /** How many times the phrase starts in the title and in the body of one document; hits[j] is term j's posting. */
@@ -253,7 +260,7 @@ function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionSta
       return;
     }
     const phrase = phrasePostings(present);
-    if (phrase.metas.length > 0) cursors.push(new ClauseCursor(order, weight, phrase.metas, (i) => phrase.blocks[i]!));
+    cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load));
   });
   return cursors;
 }

@@ -27,6 +27,8 @@ export interface PostingStorage {
   setMetas(tenant: string, term: string, metas: Uint8Array | null): void;
   /** A sealed block, by its last document. */
   block(tenant: string, term: string, last: number): Uint8Array | null;
+  /** The sealed blocks whose last documents are `from` to `to` (both included), in document order. */
+  blockRange(tenant: string, term: string, from: number, to: number): Uint8Array[];
   setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void;
 }
 
@@ -71,5 +73,17 @@ export class MemoryPostingStorage implements PostingStorage {
   }
   setBlock(tenant: string, term: string, last: number, block: Uint8Array | null) {
     this.set(`b\0${tenant}\0${term}\0${last}`, block);
+    if (block === null) this.lasts.get(`${tenant}\0${term}`)?.delete(last);
+    else {
+      let lasts = this.lasts.get(`${tenant}\0${term}`);
+      if (!lasts) this.lasts.set(`${tenant}\0${term}`, (lasts = new Set()));
+      lasts.add(last);
+    }
   }
+  blockRange(tenant: string, term: string, from: number, to: number) {
+    const lasts = [...(this.lasts.get(`${tenant}\0${term}`) ?? [])].filter((l) => l >= from && l <= to).sort((a, b) => a - b);
+    return lasts.map((l) => this.block(tenant, term, l)!);
+  }
+  /** Each term's block keys, for blockRange. */
+  private readonly lasts = new Map<string, Set<number>>();
 }

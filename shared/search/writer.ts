@@ -110,16 +110,19 @@ class TermWriter {
   }
 
   change(postings: readonly Posting[], sign: 1 | -1): void {
+    const many = postings.length > 1;
     for (const posting of postings) {
-      if (sign > 0) this.add(posting);
+      if (sign > 0) this.add(posting, many);
       else this.remove(posting.doc);
     }
     this.seal();
     this.save();
   }
 
-  private add(posting: Posting): void {
-    const appends = !this.openList && posting.doc > this.head.sealedLast && (this.openBytes.byteLength === 0 || posting.doc > blockLastDoc(this.openBytes));
+  private add(posting: Posting, many: boolean): void {
+    // One posting (a record's write) is appended to the encoded block by copying bytes; many (a batch) go
+    // into the decoded list, since appending to the encoded block one at a time copies it every time.
+    const appends = !many && !this.openList && posting.doc > this.head.sealedLast && (this.openBytes.byteLength === 0 || posting.doc > blockLastDoc(this.openBytes));
     if (appends) this.openBytes = appendPosting(this.openBytes, posting);
     else if (posting.doc > this.head.sealedLast) insertSorted(this.open, posting);
     else this.changeSealed(posting.doc, (list) => insertSorted(list, posting));
@@ -152,13 +155,16 @@ class TermWriter {
   /** Seals full blocks off the front of the open block. */
   private seal(): void {
     if (this.openCount < BLOCK_SIZE) return;
-    while (this.open.length >= BLOCK_SIZE) {
-      const part = this.open.splice(0, BLOCK_SIZE);
+    const open = this.open;
+    let start = 0;
+    for (; open.length - start >= BLOCK_SIZE; start += BLOCK_SIZE) {
+      const part = open.slice(start, start + BLOCK_SIZE);
       this.storage.setBlock(this.tenant, this.term, part.at(-1)!.doc, encodeBlock(part));
       this.loadMetas().push(metaOf(part));
       this.metasChanged = true;
       this.head.sealedLast = part.at(-1)!.doc;
     }
+    this.openList = open.slice(start);
   }
 
   private loadMetas(): BlockMeta[] {

@@ -1,6 +1,6 @@
 import { analyze } from '../../shared/search/analyzer.js';
-import { appendPosting, BLOCK_SIZE, encodeBlock, type Posting } from '../../shared/search/block.js';
-import { idf } from '../../shared/search/scoring.js';
+import { appendPosting, BLOCK_SIZE, decodeMetas, encodeBlock, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, metaOf, type Posting } from '../../shared/search/block.js';
+import { clauseScore, clauseWeight, idf, RANKING } from '../../shared/search/scoring.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
@@ -80,6 +80,34 @@ describe('the pruned top k equals the oracle', () => {
     const docs = corpus(seed, 3000);
     for (let i = 0; i < docs.length; i += 500) addDocuments(storage, 't', docs.slice(i, i + 500));
     for (const query of queries(seed, 40)) for (const k of [1, 10, 100]) expectSameTopK(storage, 't', docs, query, k);
+  });
+
+  test('with other parameters than the impacts were kept for (the bounds fall back to the extremes)', () => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(4, 2000);
+    addDocuments(storage, 't', docs);
+    for (const params of [{ k1: 0.6, b: 0.3, titleWeight: 1 }, { k1: 2, b: 1, titleWeight: IMPACT_WEIGHT + 2.5 }, { ...RANKING, b: 0.2 }]) {
+      for (const query of queries(4, 20)) {
+        const got = searchIndex(storage, 't', query, { k: 10, params });
+        expect({ query, params, got }).toEqual({ query, params, got: oracleSearch(docs, query, 10, { params }) });
+      }
+    }
+  });
+
+  test("a block's impacts bound every document of the block, and the best of them is one of its documents", () => {
+    const docs = corpus(5, 1000);
+    for (const [start, end] of [[0, BLOCK_SIZE], [200, 260], [500, 501]] as const) {
+      const postings = docs.slice(start, end).map((d) => ({ doc: d.doc, posT: [0], posB: d.body ? [1] : [], lenT: d.title.split(' ').length, lenB: d.body.split(' ').length }));
+      const meta = metaOf(postings);
+      expect(meta.impacts.length / 4).toBeGreaterThan(0);
+      expect(meta.impacts.length / 4).toBeLessThanOrEqual(MAX_IMPACTS);
+      const w = clauseWeight(RANKING, { docs: 1000, titleWords: 5000, bodyWords: 20000 }, 2);
+      const scores = postings.map((p) => clauseScore(w, p.posT.length, p.posB.length, p.lenT, p.lenB));
+      const impactScores = Array.from({ length: meta.impacts.length / 4 }, (_, i) => clauseScore(w, ...([...meta.impacts.subarray(4 * i, 4 * i + 4)] as [number, number, number, number])));
+      expect(Math.max(...impactScores)).toBeGreaterThanOrEqual(Math.max(...scores));
+      if (meta.impacts.length / 4 < MAX_IMPACTS) expect(Math.max(...impactScores)).toBe(Math.max(...scores));
+      expect(decodeMetas(encodeMetas([meta, meta]))).toEqual([meta, meta]);
+    }
   });
 
   test('with a filter, which is asked only about documents that would enter the top k', () => {

@@ -30,6 +30,7 @@ export class SqlitePostingStorage implements PostingStorage {
       putMetas: p('INSERT INTO search_metas (tkey, term, metas) VALUES (?, ?, ?) ON CONFLICT (tkey, term) DO UPDATE SET metas = excluded.metas'),
       deleteMetas: p('DELETE FROM search_metas WHERE tkey = ? AND term = ?'),
       block: p('SELECT block FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?').pluck(),
+      blockRange: p('SELECT block FROM search_blocks WHERE tkey = ? AND term = ? AND last BETWEEN ? AND ? ORDER BY last').pluck(),
       putBlock: p('INSERT INTO search_blocks (tkey, term, last, block) VALUES (?, ?, ?, ?) ON CONFLICT (tkey, term, last) DO UPDATE SET block = excluded.block'),
       deleteBlock: p('DELETE FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?'),
     };
@@ -89,6 +90,10 @@ export class SqlitePostingStorage implements PostingStorage {
 
   block(tenant: string, term: string, last: number): Uint8Array | null {
     return (this.s.block!.get(this.requireKey(tenant), term, last) as Buffer | undefined) ?? null;
+  }
+
+  blockRange(tenant: string, term: string, from: number, to: number): Uint8Array[] {
+    return this.s.blockRange!.all(this.requireKey(tenant), term, from, to) as Buffer[];
   }
 
   setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void {
