@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordType } from '../../shared/domain/record.js';
+import { isBlank } from '../../shared/domain/text.js';
 import type { Judgments } from './metrics.js';
 
 /** A document of a quality set, with the fields a record needs. */
@@ -72,4 +73,58 @@ export function agentMemory(dir = AGENT_MEMORY_DIR): QualitySet {
     qrels.get(qid!)!.set(id!, Number(grade));
   }
   return { name: 'agent-memory', docs, queries, qrels, skipped: [] };
+}
+
+export const CACM_DIR = join(import.meta.dirname, '../../../shared/datasets/cacm');
+
+/**
+ * What a CACM document without an abstract is stored with as its body (and document 3193, the one without a
+ * title, as its title): the API refuses a blank title or body (shared/domain/validation.ts), and this text
+ * holds no word at all for the analyzer or the query parser, so it adds nothing to the index: no term, no
+ * length. Every one of the 3204 documents is stored; none is skipped.
+ */
+export const CACM_PLACEHOLDER = '-';
+
+/**
+ * The CACM collection (../shared/datasets/cacm/README.md): 3204 titles of articles, 1617 of them without an
+ * abstract, 64 queries. Relevance is binary (every qrels line counts 1; a document number written with
+ * leading zeros is read as a number). Only 52 queries have judgments; the other 12 are loaded all the same,
+ * with no entry in `qrels`, and `summarize` (metrics.ts) leaves a query with no relevant document out of the
+ * averages. Every document is stored as a `fact` of one agent, its title and abstract as they are, an empty
+ * field as CACM_PLACEHOLDER.
+ */
+export function cacm(dir = CACM_DIR): QualitySet {
+  const orPlaceholder = (text: string) => (isBlank(text) ? CACM_PLACEHOLDER : text);
+  const docs = lines(join(dir, 'docs.jsonl')).map((line): QualityDoc => {
+    const d = JSON.parse(line) as { id: string; title: string; body: string };
+    return { id: d.id, agent_id: 'cacm', type: 'fact', title: orPlaceholder(d.title), body: orPlaceholder(d.body), client: null };
+  });
+  const queries = lines(join(dir, 'queries.tsv')).map((line): QualityQuery => {
+    const [qid, , q] = line.split('\t');
+    return { qid: qid!, q: q!, filters: {} };
+  });
+  const qrels = new Map<string, Map<string, number>>();
+  for (const line of lines(join(dir, 'qrels.trec'))) {
+    const [qid, , docid] = line.trim().split(/\s+/);
+    if (!qrels.has(qid!)) qrels.set(qid!, new Map());
+    // 55 lines write the document number with leading zeros ("0756"); docs.jsonl does not ("756").
+    qrels.get(qid!)!.set(String(Number(docid)), 1);
+  }
+  return { name: 'cacm', docs, queries, qrels, skipped: [] };
+}
+
+export const AGENT_QUESTIONS_DIR = join(import.meta.dirname, 'agent-questions');
+
+/**
+ * The agent-memory set asked in whole questions (bench/quality/agent-questions/README.md): the records and
+ * graded judgments of agent-memory, and for each of its queries the same qid and filters with `q` rewritten
+ * from the query's intent as the question an agent would ask.
+ */
+export function agentQuestions(dir = AGENT_QUESTIONS_DIR, memoryDir = AGENT_MEMORY_DIR): QualitySet {
+  const memory = agentMemory(memoryDir);
+  const queries = lines(join(dir, 'queries.jsonl')).map((line) => {
+    const { qid, q, filters } = JSON.parse(line) as QualityQuery;
+    return { qid, q, filters };
+  });
+  return { ...memory, name: 'agent-questions', queries };
 }

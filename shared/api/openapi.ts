@@ -124,7 +124,7 @@ export function openApiDocument(): JsonObject {
           operationId: 'memory_recall',
           summary: 'Search records',
           description:
-            "Searches the tenant's records: English full-text search over title and body (BM25, the title weighing four times " +
+            "Searches the tenant's records: English full-text search over title and body (BM25, the title weighing three times " +
             'the body), best first; without `q`, the newest first. Parameters not listed are ignored; a repeated parameter ' +
             'takes its last value. Only a 200 counts against the monthly query quota.',
           parameters: searchParameters(),

@@ -1,4 +1,4 @@
-import { ENGLISH_STOP_WORDS } from './stop-words.js';
+import { ENGLISH_STOP_WORDS, QUERY_FUNCTION_WORDS } from './stop-words.js';
 import { isBlank } from './text.js';
 
 /**
@@ -7,7 +7,10 @@ import { isBlank } from './text.js';
  * user's text, so no user syntax reaches an engine's query language.
  */
 export interface ParsedQuery {
-  /** Lower-cased words outside quotes, de-duplicated, without stop words. Stemming is the engine's job. */
+  /**
+   * Lower-cased words outside quotes, de-duplicated, without stop words (ENGLISH_STOP_WORDS), and without
+   * function words (QUERY_FUNCTION_WORDS) unless the query has nothing else. Stemming is the engine's job.
+   */
   terms: string[];
   /** Each quoted phrase as its lower-cased words, in order; stop words stay, since a phrase is exact. */
   phrases: string[][];
@@ -33,12 +36,13 @@ function words(text: string): string[] {
 
 /**
  * Parses a `q` value. Returns null when `q` is absent, empty or blank (the "recent records" search);
- * otherwise a ParsedQuery, which may be empty when `q` holds only stop words or punctuation.
+ * otherwise a ParsedQuery, which may be empty when `q` holds only stop words (ENGLISH_STOP_WORDS) or
+ * punctuation.
  * An unmatched double quote is ignored.
  */
 export function parseQuery(q: string | undefined | null): ParsedQuery | null {
   if (q === undefined || q === null || isBlank(q)) return null;
-  const terms: string[] = [];
+  const candidates: string[] = [];
   const phrases: string[][] = [];
   const seenTerms = new Set<string>();
   const seenPhrases = new Set<string>();
@@ -60,9 +64,12 @@ export function parseQuery(q: string | undefined | null): ParsedQuery | null {
     for (const w of ws) {
       if (ENGLISH_STOP_WORDS.has(w) || seenTerms.has(w)) continue;
       seenTerms.add(w);
-      terms.push(w);
+      candidates.push(w);
     }
   });
+  // Function words count only in a query that has nothing else: "what did you do?" still searches.
+  const content = candidates.filter((w) => !QUERY_FUNCTION_WORDS.has(w));
+  const terms = content.length > 0 || phrases.length > 0 ? content : candidates;
   const keptPhrases = phrases.slice(0, MAX_QUERY_CLAUSES);
   return { phrases: keptPhrases, terms: terms.slice(0, MAX_QUERY_CLAUSES - keptPhrases.length) };
 }

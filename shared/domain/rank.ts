@@ -1,13 +1,19 @@
 /**
  * How every search backend turns its relevance score into the `rank` of a result.
  *
- * `score` is the engine's BM25 score as a non-negative number where higher is better (SQLite FTS5's
- * `bm25()` negated; OpenSearch's `_score` as it is). The rank is `score / (score + RANK_HALF_SCORE)`:
- * it is 0 for no relevance, 0.5 at a score of RANK_HALF_SCORE, and approaches 1 as the score grows. It is
- * monotonic in the score, so results sorted by score have a rank that never increases, and it depends on
- * no other result, so a rank means the same thing whatever else the search returned.
+ * `score` is the engine's BM25 score as a non-negative number where higher is better (the embedded
+ * engine's, shared/search/scoring.ts; OpenSearch's `_score` as it is). The rank is
+ * `score / (score + RANK_HALF_SCORE)`: it is 0 for no relevance, 0.5 at a score of RANK_HALF_SCORE, and
+ * approaches 1 as the score grows. It is monotonic in the score, so results sorted by score have a rank
+ * that never increases, and it depends on no other result, so a rank means the same thing whatever else
+ * the search returned.
+ *
+ * RANK_HALF_SCORE = 3 is about what one word scores when it is in the title of one record of ten (IDF
+ * ln(1 + 9.5/1.5) = 2.0, times 3·2.5/(3 + 1.5) for one title occurrence in a record of average length):
+ * such a match reads about 0.5, a body-only match of the same word about 0.4, a record with two of the
+ * query's words 0.7 and more, and a rare word's title match in a large tenant 0.8 to 0.9.
  */
-export const RANK_HALF_SCORE = 10;
+export const RANK_HALF_SCORE = 3;
 
 /** Maps a non-negative BM25 score to a rank in [0, 1). */
 export function rankFromScore(score: number): number {

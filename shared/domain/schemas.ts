@@ -80,7 +80,7 @@ export const recordTypeSchema = z.enum(RECORD_TYPES).meta({ description: `The ki
 
 const titleDescription =
   'A short statement of what the record says, in plain English, with the words someone would search for. ' +
-  'The title is the main search signal: a match in the title weighs four times a match in the body.';
+  'The title is the main search signal: a match in the title weighs three times a match in the body.';
 
 /** Body of `POST /api/v1/record`. Unknown fields are rejected, so a misspelt field is never dropped. */
 export const recordInputSchema = z
@@ -111,7 +111,7 @@ export const searchParamsSchema = z.object({
   q: z.string().optional().meta({
     description:
       'Free text in English, never a query language. Records matching any word or "quoted phrase" are returned, best first; ' +
-      'titles weigh four times bodies. Absent or blank: the newest records first.',
+      'titles weigh three times bodies. Absent or blank: the newest records first.',
   }),
   agent_id: optionalTag(LIMITS.agentIdChars).meta({ description: 'Only records written by this agent (exact match).' }),
   type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),

@@ -61,7 +61,9 @@ export function clauseScore(w: ClauseWeight, tfT: number, tfB: number, lenT: num
 }
 
 /**
- * The parameters the service ranks with. Chosen by measurement on several collections at once
- * (docs/benchmarks.md, "Ranking parameters"); the OpenSearch index is set up with the same values.
+ * The parameters the service ranks with: the best mean nDCG@10 over Cranfield, CACM, the agent-memory set
+ * and its question-shaped twin, on a grid of 720 combinations (`npx tsx bench/quality/tune.ts`; the run is
+ * in bench/results/ranking-grid-2026-11-25.md, the choice in docs/benchmarks.md, "Ranking parameters").
+ * The OpenSearch index and query are set up with the same values.
  */
-export const RANKING: Bm25Params = { k1: 1.2, b: 0.75, titleWeight: 4 };
+export const RANKING: Bm25Params = { k1: 1.5, b: 0.5, titleWeight: 3 };

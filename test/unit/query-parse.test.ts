@@ -11,6 +11,14 @@ describe('parseQuery', () => {
     expect(parseQuery('The Dark dark MODE of it')).toEqual({ terms: ['dark', 'mode'], phrases: [] });
   });
 
+  test("a question's function words are left out when it has other words, and searched when it has none", () => {
+    expect(parseQuery('When did the user move to Berlin?')).toEqual({ terms: ['user', 'move', 'berlin'], phrases: [] });
+    expect(parseQuery('what does Sam prefer for lunch')).toEqual({ terms: ['sam', 'prefer', 'lunch'], phrases: [] });
+    expect(parseQuery('who has "can do"')).toEqual({ terms: [], phrases: [['can', 'do']] });
+    expect(parseQuery('What did you do?')).toEqual({ terms: ['what', 'did', 'you', 'do'], phrases: [] });
+    expect(isEmptyQuery(parseQuery('is it the one?')!)).toBe(false);
+  });
+
   test('quoted phrases stay phrases, stop words included', () => {
     expect(parseQuery('deploy "state of the art" fast')).toEqual({
       terms: ['deploy', 'fast'],
