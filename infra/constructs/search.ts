@@ -5,6 +5,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { RECORDS_TEMPLATE_VERSION } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { RANKING } from '../../shared/search/scoring.js';
 import type { StageConfig } from '../stage.js';
 import { MemoryFunction } from './functions.js';
 
@@ -139,8 +140,9 @@ export class MemorySearch extends Construct {
     new CustomResource(this, 'IndexTemplate', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::MemoryIndexTemplate',
-      // A new template version makes CloudFormation run the update, which puts the new template.
-      properties: { alias: props.alias, templateVersion: RECORDS_TEMPLATE_VERSION },
+      // A new template version, or new ranking parameters in it, makes CloudFormation run the update, which
+      // puts the new template.
+      properties: { alias: props.alias, templateVersion: RECORDS_TEMPLATE_VERSION, k1: String(RANKING.k1), b: String(RANKING.b) },
     });
   }
 

@@ -4,11 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
-import { putRecordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { putRecordsIndexTemplate, RECORDS_SIMILARITY } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
 import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { SqliteRecordStore } from '../../shared/adapters/local/record-store.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+import { rankFromScore } from '../../shared/domain/rank.js';
+import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
 import type { RecordStore } from '../../shared/ports.js';
+import { RANKING } from '../../shared/search/scoring.js';
 import { runPortSuite } from './port-suite.js';
 
 /**
@@ -93,4 +98,95 @@ if (url === undefined || url === '') {
     },
     { createQueuesJob: true },
   );
+
+  /**
+   * The ranking the template sets up, on the cluster itself. The records are built so that the scores can
+   * be compared whatever the engine version: every title has 2 words and every body 6 (so every document
+   * has its field's average length), and each searched word is in 2 titles and in 2 bodies (so its IDF is
+   * the same in both fields). Then a title match scores exactly titleWeight times the same match in the
+   * body, and a body with the word twice scores 2(1 + k1)/(2 + k1) times a body with it once: ratios that
+   * hold with the (k1 + 1) factor of OpenSearch 2.x's BM25 and without it (3.x) alike.
+   */
+  describe('ranking on OpenSearch', () => {
+    const tenant = randomUUID();
+    const index = `${prefix}-ranking-${randomUUID().slice(0, 8)}`;
+    let at = Date.parse('2026-11-10T12:00:00.000Z');
+    const doc = (title: string, body: string): StoredRecord =>
+      newRecord(tenant, { agent_id: 'ranker', type: 'fact', title, body }, new Date((at += 1000)));
+    const inTitle = doc('zephyr quill', 'maple river stone cloud field lantern');
+    const inTitleReversed = doc('quill zephyr', 'maple river stone cloud field lantern');
+    const inBody = doc('maple river', 'zephyr quill stone cloud field lantern');
+    const twiceInBody = doc('maple river', 'zephyr zephyr stone cloud field lantern');
+    const fillers = [
+      doc('maple river', 'quill stone cloud field lantern meadow'),
+      doc('maple river', 'stone cloud field lantern meadow harbor'),
+      doc('maple river', 'stone cloud field lantern meadow harbor'),
+    ];
+
+    beforeAll(async () => {
+      template ??= putRecordsIndexTemplate(client, { name: prefix, indexPattern: `${prefix}-*` });
+      await template;
+      await client.indices.create({ index });
+      const failures = await new OpenSearchDocumentIndex(client, index).apply(
+        [inTitle, inTitleReversed, inBody, twiceInBody, ...fillers].map((record) => ({ kind: 'upsert' as const, record })),
+      );
+      expect(failures.every((f) => f === null)).toBe(true);
+      await client.indices.refresh({ index });
+    });
+
+    afterAll(async () => {
+      await client.indices.delete({ index }).catch(() => undefined);
+    });
+
+    /** Each hit's record id and raw _score, for the request the adapter builds. */
+    async function scores(q: string): Promise<Map<string, number>> {
+      const request = buildSearchRequest(tenant, { text: parseQuery(q), limit: 20 })!;
+      const { body } = await client.search({ index, routing: request.routing, body: request.body });
+      return new Map(body.hits.hits.map((hit) => [String(hit._id), Number(hit._score)]));
+    }
+
+    test("the index created from the template ranks title and body with RANKING's k1 and b", async () => {
+      const { body } = await client.indices.getSettings({ index, flat_settings: true });
+      const settings = (body[index] as { settings: Record<string, string> }).settings;
+      expect(Number(settings[`index.similarity.${RECORDS_SIMILARITY}.k1`])).toBe(RANKING.k1);
+      expect(Number(settings[`index.similarity.${RECORDS_SIMILARITY}.b`])).toBe(RANKING.b);
+      const { body: mapping } = await client.indices.getMapping({ index });
+      const properties = (mapping[index] as { mappings: { properties: Record<string, { similarity?: string }> } }).mappings.properties;
+      expect([properties.title!.similarity, properties.body!.similarity]).toEqual([RECORDS_SIMILARITY, RECORDS_SIMILARITY]);
+    });
+
+    test('a word: scores are positive, a title match outranks the same match in the body by the title weight', async () => {
+      expect(RANKING.titleWeight).toBeGreaterThan(1);
+      const found = await scores('zephyr');
+      expect([...found.keys()].sort()).toEqual([inTitle.id, inTitleReversed.id, inBody.id, twiceInBody.id].sort());
+      for (const score of found.values()) expect(score).toBeGreaterThan(0);
+      const title = found.get(inTitle.id)!;
+      const body = found.get(inBody.id)!;
+      expect(title).toBeGreaterThan(body);
+      expect(title / body).toBeCloseTo(RANKING.titleWeight, 4);
+      expect(found.get(twiceInBody.id)! / body).toBeCloseTo((2 * (1 + RANKING.k1)) / (2 + RANKING.k1), 4);
+    });
+
+    test('a phrase: the title match outranks the body match by the title weight; the words out of order do not match', async () => {
+      const found = await scores('"zephyr quill"');
+      expect([...found.keys()].sort()).toEqual([inTitle.id, inBody.id].sort());
+      const title = found.get(inTitle.id)!;
+      const body = found.get(inBody.id)!;
+      expect(body).toBeGreaterThan(0);
+      expect(title / body).toBeCloseTo(RANKING.titleWeight, 4);
+    });
+
+    test('through the adapter, the title match ranks above the body match and every rank is rankFromScore of a positive score', async () => {
+      const raw = await scores('zephyr');
+      const hits = await new OpenSearchSearchIndex(client, index).search(tenant, { text: parseQuery('zephyr'), limit: 20 });
+      expect(hits).toHaveLength(4);
+      const rank = new Map(hits.map((h) => [h.id, h.rank]));
+      expect(rank.get(inTitle.id)!).toBeGreaterThan(rank.get(inBody.id)!);
+      hits.forEach((hit, i) => {
+        expect(hit.rank).toBeGreaterThan(0);
+        expect(hit.rank).toBeCloseTo(rankFromScore(raw.get(hit.id)!), 6);
+        if (i > 0) expect(hit.rank).toBeLessThanOrEqual(hits[i - 1]!.rank);
+      });
+    });
+  });
 }

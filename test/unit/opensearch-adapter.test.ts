@@ -1,13 +1,20 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
-import { putRecordsIndexTemplate, recordDocument, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
+import {
+  putRecordsIndexTemplate,
+  RECORDS_SIMILARITY,
+  RECORDS_TEMPLATE_VERSION,
+  recordDocument,
+  recordsIndexTemplate,
+} from '../../shared/adapters/aws/opensearch/mapping.js';
 import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
 import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
+import { RANKING } from '../../shared/search/scoring.js';
 import { FakeOpenSearch, type Reply } from '../support/fake-opensearch.js';
 
 const INDEX = 'memory-records';
@@ -65,7 +72,7 @@ describe('OpenSearchSearchIndex', () => {
   });
 
   test('a text search is one routed request to the index, and hits come back exact with their rank', async () => {
-    fake.reply = () => hitsReply([{ record: first, score: 30 }, { record: second, score: 10 }]);
+    fake.reply = () => hitsReply([{ record: first, score: 9 }, { record: second, score: 3 }]);
     const query = { text: parseQuery('running "file server"'), client: 'acme', limit: 5 };
     const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, query);
 
@@ -80,10 +87,29 @@ describe('OpenSearchSearchIndex', () => {
       { ...first, rank: 0.75 },
       { ...second, rank: 0.5 },
     ]);
-    expect(hits[0]!.rank).toBe(rankFromScore(30));
+    expect(hits[0]!.rank).toBe(rankFromScore(9));
     expect(hits[0]!.title).toBe('The ﬁle server keeps running');
     expect(hits[0]!.body).toBe('Ｆｕｌｌ-width text, kept as sent.  ');
     expect(JSON.stringify(hits[0]!.metadata)).toBe(JSON.stringify(first.metadata));
+  });
+
+  test('the request weighs title matches, words and phrases alike, by RANKING.titleWeight, and body matches by 1', async () => {
+    fake.reply = () => hitsReply([]);
+    await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('deploys "dark mode"'), limit: 3 });
+    const { should } = (fake.received[0]!.body as { query: { bool: { should: unknown[] } } }).query.bool;
+    expect(should).toEqual([
+      { match: { title: { query: 'deploys', boost: RANKING.titleWeight } } },
+      { match: { body: { query: 'deploys' } } },
+      { match_phrase: { title: { query: 'dark mode', boost: RANKING.titleWeight } } },
+      { match_phrase: { body: { query: 'dark mode' } } },
+    ]);
+  });
+
+  test('the rank is rankFromScore(_score), the formula of the embedded engine, whatever the score', async () => {
+    const scores = [123.4, 10, 2.5, 0.01];
+    fake.reply = () => hitsReply(scores.map((score, i) => ({ record: record(TENANT, `2026-11-10T12:00:00.0${10 + i}Z`), score })));
+    const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('anything'), limit: 4 });
+    expect(hits.map((h) => h.rank)).toEqual(scores.map(rankFromScore));
   });
 
   test('without text the hits have rank 0, whatever _score says', async () => {
@@ -323,8 +349,8 @@ describe('the records index template', () => {
         type: { type: 'keyword' },
         client: { type: 'keyword' },
         created_at: { type: 'date', format: 'strict_date_optional_time' },
-        title: { type: 'text', analyzer: 'english' },
-        body: { type: 'text', analyzer: 'english' },
+        title: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
+        body: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
         classification: {
           type: 'object',
           properties: {
@@ -336,6 +362,45 @@ describe('the records index template', () => {
         },
         record: { type: 'object', enabled: false },
       },
+    });
+  });
+});
+
+describe('ranking settings of the records index', () => {
+  type Settings = { index: { similarity: Record<string, unknown> } };
+  const similarityOf = (template: ReturnType<typeof recordsIndexTemplate>) => (template.template!.settings as Settings).index.similarity;
+
+  test("the template request defines a BM25 similarity with RANKING's k1 and b, used by title and body", async () => {
+    fake.reply = () => ({ status: 200, body: { acknowledged: true } });
+    await putRecordsIndexTemplate(client, { name: 'memory-records', indexPattern: 'memory-records-*' });
+    // As the cluster receives it: the settings every index created from the template gets.
+    const sent = fake.received[0]!.body as {
+      version: number;
+      template: { settings: Settings; mappings: { properties: Record<string, { similarity?: string }> } };
+    };
+    expect(sent.version).toBe(RECORDS_TEMPLATE_VERSION);
+    expect(sent.template.settings.index.similarity).toEqual({
+      [RECORDS_SIMILARITY]: { type: 'BM25', k1: RANKING.k1, b: RANKING.b, discount_overlaps: true },
+    });
+    const ranked = Object.entries(sent.template.mappings.properties).filter(([, p]) => p.similarity !== undefined);
+    expect(ranked).toEqual([
+      ['title', expect.objectContaining({ type: 'text', similarity: RECORDS_SIMILARITY })],
+      ['body', expect.objectContaining({ type: 'text', similarity: RECORDS_SIMILARITY })],
+    ]);
+  });
+
+  test('k1 and b are read from RANKING when the template is built, never copied', () => {
+    const saved = { ...RANKING };
+    try {
+      Object.assign(RANKING, { k1: RANKING.k1 + 0.35, b: RANKING.b / 2 });
+      expect(similarityOf(recordsIndexTemplate('memory-records-*'))).toEqual({
+        [RECORDS_SIMILARITY]: { type: 'BM25', k1: saved.k1 + 0.35, b: saved.b / 2, discount_overlaps: true },
+      });
+    } finally {
+      Object.assign(RANKING, saved);
+    }
+    expect(similarityOf(recordsIndexTemplate('memory-records-*'))).toEqual({
+      [RECORDS_SIMILARITY]: { type: 'BM25', k1: saved.k1, b: saved.b, discount_overlaps: true },
     });
   });
 });

@@ -7,6 +7,8 @@ const TENANT = '0193a000-0000-7000-8000-00000000000a';
 const SOURCE = ['record'];
 const RANKED_SORT = [{ _score: 'desc' }, { created_at: 'desc' }, { id: 'desc' }];
 const tenantFilter = { term: { tenant_id: TENANT } };
+/** The title weight, read from RANKING and never written down: it is re-tuned there. */
+const W = RANKING.titleWeight;
 
 function build(q: string | null, rest: Partial<SearchQuery> = {}) {
   return buildSearchRequest(TENANT, { text: parseQuery(q), limit: 20, ...rest });
@@ -29,6 +31,17 @@ describe('OpenSearch query builder', () => {
     expect(TITLE_BOOST).toBe(RANKING.titleWeight);
   });
 
+  test('every title clause, word or phrase, carries the title weight; no body clause is boosted', () => {
+    type Clause = Record<string, Record<string, { boost?: number }>>;
+    const { should } = (build('deploy "dark mode" failing "blue green"')!.body.query as { bool: { should: Clause[] } }).bool;
+    expect(should.map((clause) => Object.keys(clause)[0])).toEqual(['match', 'match', 'match_phrase', 'match_phrase', 'match_phrase', 'match_phrase']);
+    for (const clause of should) {
+      const [field, arg] = Object.entries(Object.values(clause)[0]!)[0]!;
+      if (field === 'title') expect(arg.boost).toBe(RANKING.titleWeight);
+      else expect([field, arg.boost]).toEqual(['body', undefined]);
+    }
+  });
+
   test('words only: one OR match per field, title boosted, at least one must match', () => {
     expect(build('running fast deploys')).toEqual({
       routing: TENANT,
@@ -40,7 +53,7 @@ describe('OpenSearch query builder', () => {
           bool: {
             filter: [tenantFilter],
             should: [
-              { match: { title: { query: 'running fast deploys', boost: 4 } } },
+              { match: { title: { query: 'running fast deploys', boost: W } } },
               { match: { body: { query: 'running fast deploys' } } },
             ],
             minimum_should_match: 1,
@@ -62,9 +75,9 @@ describe('OpenSearch query builder', () => {
           bool: {
             filter: [tenantFilter],
             should: [
-              { match_phrase: { title: { query: 'dark mode', boost: 4 } } },
+              { match_phrase: { title: { query: 'dark mode', boost: W } } },
               { match_phrase: { body: { query: 'dark mode' } } },
-              { match_phrase: { title: { query: 'the file server', boost: 4 } } },
+              { match_phrase: { title: { query: 'the file server', boost: W } } },
               { match_phrase: { body: { query: 'the file server' } } },
             ],
             minimum_should_match: 1,
@@ -86,9 +99,9 @@ describe('OpenSearch query builder', () => {
           bool: {
             filter: [tenantFilter],
             should: [
-              { match: { title: { query: 'running', boost: 4 } } },
+              { match: { title: { query: 'running', boost: W } } },
               { match: { body: { query: 'running' } } },
-              { match_phrase: { title: { query: 'dark mode', boost: 4 } } },
+              { match_phrase: { title: { query: 'dark mode', boost: W } } },
               { match_phrase: { body: { query: 'dark mode' } } },
             ],
             minimum_should_match: 1,
@@ -103,7 +116,7 @@ describe('OpenSearch query builder', () => {
     expect(build('ﬁle')!.body.query).toEqual({
       bool: {
         filter: [tenantFilter],
-        should: [{ match: { title: { query: 'file', boost: 4 } } }, { match: { body: { query: 'file' } } }],
+        should: [{ match: { title: { query: 'file', boost: W } } }, { match: { body: { query: 'file' } } }],
         minimum_should_match: 1,
       },
     });
@@ -118,7 +131,7 @@ describe('OpenSearch query builder', () => {
     expect(build('alpha', rest)!.body.query).toEqual({
       bool: {
         filter: [tenantFilter, clause],
-        should: [{ match: { title: { query: 'alpha', boost: 4 } } }, { match: { body: { query: 'alpha' } } }],
+        should: [{ match: { title: { query: 'alpha', boost: W } } }, { match: { body: { query: 'alpha' } } }],
         minimum_should_match: 1,
       },
     });
@@ -186,9 +199,9 @@ describe('OpenSearch query builder', () => {
       bool: {
         filter: [tenantFilter],
         should: [
-          { match: { title: { query: 'title secret admin body', boost: 4 } } },
+          { match: { title: { query: 'title secret admin body', boost: W } } },
           { match: { body: { query: 'title secret admin body' } } },
-          { match_phrase: { title: { query: 'drop', boost: 4 } } },
+          { match_phrase: { title: { query: 'drop', boost: W } } },
           { match_phrase: { body: { query: 'drop' } } },
         ],
         minimum_should_match: 1,

@@ -1,6 +1,7 @@
-import type { API, Client } from '@opensearch-project/opensearch';
+import type { API, Client, Types } from '@opensearch-project/opensearch';
 import { searchableText } from '../../../domain/query-parse.js';
 import { deserializeRecord, serializeRecord, type Classification, type RecordType, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
+import { RANKING } from '../../../search/scoring.js';
 
 /**
  * What a record looks like in OpenSearch: the index template (settings and mapping) and the document
@@ -13,8 +14,33 @@ import { deserializeRecord, serializeRecord, type Classification, type RecordTyp
  * at all, and search results are read from it only.
  */
 
-/** Bumped whenever the template changes, so operators can see which version a cluster holds. */
-export const RECORDS_TEMPLATE_VERSION = 1;
+/**
+ * Bumped whenever the template changes, so operators can see which version a cluster holds, and so a
+ * deploy puts the new template (the custom resource runs again when this number changes). The template
+ * only shapes indices created after it: an existing index keeps its settings until it is reindexed
+ * (docs/opensearch.md, "Ranking on OpenSearch").
+ *
+ * 2: title and body rank with the `memory_bm25` similarity, whose k1 and b are RANKING's. A change to
+ * RANKING.k1 or RANKING.b changes the template too; the stack passes them to the custom resource beside
+ * this number, so a deploy puts the template again either way.
+ */
+export const RECORDS_TEMPLATE_VERSION = 2;
+
+/**
+ * The name of the BM25 similarity the title and body fields rank with, defined in the index settings
+ * with the k1 and b of the embedded engine (RANKING).
+ */
+export const RECORDS_SIMILARITY = 'memory_bm25';
+
+/**
+ * The similarity's definition. On OpenSearch 2.x, the domain's engine, type `BM25` is Lucene's
+ * LegacyBM25Similarity: idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)), with the (k1 + 1)
+ * factor the embedded engine has too, so the two score on the same scale. (OpenSearch 3.0 made `BM25`
+ * drop that factor and calls the old one `LegacyBM25`; see docs/opensearch.md before upgrading.)
+ */
+export function recordsSimilarity(): { type: 'BM25'; k1: number; b: number; discount_overlaps: boolean } {
+  return { type: 'BM25', k1: RANKING.k1, b: RANKING.b, discount_overlaps: true };
+}
 
 /** The exact stored record as the `record` field keeps it: `metadata` is its JSON text. */
 export type RecordSource = SerializedRecord;
@@ -44,7 +70,8 @@ type IndexTemplateBody = API.Indices_PutIndexTemplate_RequestBody;
 
 /**
  * The composable index template body for the record indices matching `indexPattern`: English analysis
- * of the title and body, keywords for the exact-match filters, and nothing else indexed.
+ * of the title and body, both ranked by the `memory_bm25` similarity (RANKING's k1 and b), keywords for
+ * the exact-match filters, and nothing else indexed.
  */
 export function recordsIndexTemplate(indexPattern: string, options: RecordsTemplateOptions = {}): IndexTemplateBody {
   return {
@@ -61,6 +88,8 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
           // (routing), so more shards add overhead, not speed, until one shard grows too big.
           number_of_shards: options.shards ?? 1,
           number_of_replicas: options.replicas ?? 1,
+          // The client's type names a few fixed keys here; OpenSearch takes any name for a similarity.
+          similarity: { [RECORDS_SIMILARITY]: recordsSimilarity() } as unknown as Types.Indices_Common.IndexSettingsSimilarity,
         },
       },
       mappings: {
@@ -75,8 +104,9 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
           type: { type: 'keyword' },
           client: { type: 'keyword' },
           created_at: { type: 'date', format: 'strict_date_optional_time' },
-          title: { type: 'text', analyzer: 'english' },
-          body: { type: 'text', analyzer: 'english' },
+          // Both text fields rank with RANKING's k1 and b; the title's weight is applied by the query.
+          title: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
+          body: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
           classification: {
             type: 'object',
             properties: {

@@ -5,7 +5,11 @@ import { RANKING } from '../../../search/scoring.js';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 
-/** How much a title match weighs against a body match: the title weight the embedded engine ranks with. */
+/**
+ * How much a title match weighs against a body match: the title weight the embedded engine ranks with.
+ * It is applied at query time, so a new RANKING.titleWeight takes effect on the next deploy, with no
+ * reindex (k1 and b, in the index settings, are another matter: see mapping.ts).
+ */
 export const TITLE_BOOST = RANKING.titleWeight;
 
 /** The fields every search reads: the exact record only, never the analyzed copies. */
@@ -57,7 +61,13 @@ function filters(tenantId: string, query: SearchQuery): Query[] {
 
 /**
  * Words OR-ed in one `match` per field, each phrase as a `match_phrase` per field; the title clauses are
- * boosted. The scores of the clauses that match add up, as the per-column bm25() scores do on SQLite.
+ * boosted by the title weight. The scores of the clauses that match add up.
+ *
+ * This is the closest OpenSearch 2.x comes to the embedded engine's BM25F. The embedded engine weighs
+ * the title before saturation (tf = w·tfT + tfB in one BM25 term); here each field is a BM25 term of its
+ * own, saturated on its own and then weighted (w·bm25(title) + bm25(body)), with each field's own
+ * document frequency and average length. `combined_fields`, the BM25F query, only exists from
+ * OpenSearch 3.2 on (docs/opensearch.md, "Ranking on OpenSearch").
  */
 function textClauses(terms: string[], phrases: string[][]): Query[] {
   const clauses: Query[] = [];
