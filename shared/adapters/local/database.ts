@@ -138,6 +138,22 @@ export function openReadOnlyDatabase(file: string): Db {
   return db;
 }
 
+/**
+ * A second read-write connection to the database `db` has open, with `synchronous = NORMAL`: in WAL mode its
+ * commits write the log without waiting for the disk, so they survive a process crash (the log is in the
+ * operating system's hands) but the last of them can be lost on power loss, until a commit of the main
+ * connection (FULL) or a checkpoint syncs the log. The query counter commits on it (usage-meter.ts). An
+ * in-memory database has no file to share, so it gets `db` itself.
+ */
+export function openRelaxedConnection(db: Db): Db {
+  if (db.memory) return db;
+  const relaxed = new Database(db.name, { fileMustExist: true });
+  relaxed.pragma('busy_timeout = 5000');
+  relaxed.pragma('synchronous = NORMAL');
+  relaxed.pragma('foreign_keys = ON');
+  return relaxed;
+}
+
 function migrate(db: Db): void {
   const apply = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;

@@ -77,7 +77,8 @@ const perConnection = new WeakMap<Db, GroupCommit>();
  * The one group commit of a connection, shared by the adapters that write on it often: records, their
  * classifications, and the job queue's claims and acknowledgements share fsyncs, instead of each adapter
  * committing (and waiting for the disk) on its own, on the server's thread. The rarer writes (keys, a job's
- * retry) and the query counter still commit on their own.
+ * retry) still commit on their own, and the query counter on a connection of its own without waiting for
+ * the disk (usage-meter.ts).
  */
 export function groupCommitOf(db: Db): GroupCommit {
   let group = perConnection.get(db);

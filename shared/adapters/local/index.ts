@@ -19,13 +19,17 @@ export interface SqliteAdapters {
 /** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
 export function openSqliteAdapters(file: string, options: { mustExist?: boolean; progress?: (line: string) => void } = {}): SqliteAdapters {
   const db = openDatabase(file, options);
+  const usage = new SqliteUsageMeter(db);
   return {
     db,
     records: new SqliteRecordStore(db),
     search: new SqliteSearchIndex(db),
     keys: new SqliteKeyStore(db),
-    usage: new SqliteUsageMeter(db),
+    usage,
     jobs: new SqliteJobQueue(db),
-    close: () => db.close(),
+    close: () => {
+      usage.close();
+      db.close();
+    },
   };
 }
