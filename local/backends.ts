@@ -9,7 +9,7 @@ import type { AwsConfig } from '../shared/adapters/aws/config.js';
 import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
-import { SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
+import { boundedSearches, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
@@ -63,8 +63,10 @@ function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
 
 /**
  * The SQLite search as the server runs it: on worker threads with connections of their own, a deadline
- * and a bounded queue (search-pool.ts), or, with 0 threads, on the adapters' connection in the server's
- * thread, where a search is one synchronous call that nothing waits behind.
+ * and a bounded queue (search-pool.ts), except the searches whose work is bounded below the cost of the
+ * hop (the newest records without filters, words the tenant has in few records), which run on the
+ * adapters' connection in the server's thread; or, with 0 threads, all on that connection, where a search
+ * is one synchronous call that nothing waits behind.
  */
 function searchOn(
   sqlite: SqliteAdapters,
@@ -72,7 +74,12 @@ function searchOn(
   config: Pick<LocalConfig, 'searchThreads' | 'searchTimeoutMs' | 'searchQueue'>,
 ): SearchIndex & { close(): Promise<void> } {
   if (config.searchThreads > 0) {
-    return new SqliteSearchPool(file, { threads: config.searchThreads, timeoutMs: config.searchTimeoutMs, maxWaiting: config.searchQueue });
+    return new SqliteSearchPool(file, {
+      threads: config.searchThreads,
+      timeoutMs: config.searchTimeoutMs,
+      maxWaiting: config.searchQueue,
+      inline: { isBounded: boundedSearches(sqlite.db), index: sqlite.search },
+    });
   }
   return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };
 }

@@ -130,6 +130,8 @@ class Gateway {
     // API Gateway hands the context values to the route handlers as strings.
     const context: AuthorizerContext = { principalId: result.principalId };
     for (const [k, v] of Object.entries(result.context ?? {})) context[k] = String(v);
+    // Frozen: every request of the key shares it while it is cached, and the routes decode it only once.
+    Object.freeze(context);
     if (this.options.authCacheMs > 0) {
       if (this.authCache.size >= 10_000) this.authCache.clear();
       this.authCache.set(identity, { context, expiresAt: now + this.options.authCacheMs });
@@ -201,7 +203,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 async function readBody(req: IncomingMessage): Promise<RequestBody> {
   const tooLarge = () => new AppError('payload_too_large', `The request body must be at most ${LIMITS.requestBytes} bytes`);
-  const declared = Number(req.headers['content-length'] ?? 0);
+  const length = req.headers['content-length'];
+  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112, 6.3), as a search
+  // has: Node's parser has ended the stream already, so it is not iterated (which costs more than the search
+  // of a rare word). Resuming lets it emit 'end' all the same.
+  if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return { body: null, isBase64Encoded: false };
+  }
+  const declared = Number(length ?? 0);
   if (declared > LIMITS.requestBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;

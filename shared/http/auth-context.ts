@@ -27,12 +27,25 @@ export function toAuthorizerContext(principal: Principal): AuthorizerContext {
   return { tenantId: principal.tenantId, keyId: principal.keyId, ...principal.limits };
 }
 
+/**
+ * The principals decoded from frozen authorizer contexts, by context. A frozen context cannot change, so
+ * its principal is decoded once: the local gateway hands the same frozen context to every request of a key
+ * while its authorizer answer is cached, and a route decodes it twice (requirePrincipal, then the handler).
+ */
+const decoded = new WeakMap<object, Principal>();
+
 /** Decodes the authorizer context of a route event; throws 401 when it is missing or malformed. */
 export function principalOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): Principal {
-  const parsed = authorizerContextSchema.safeParse(event.requestContext?.authorizer ?? undefined);
+  const context: unknown = event.requestContext?.authorizer ?? undefined;
+  const frozen = typeof context === 'object' && context !== null && Object.isFrozen(context);
+  const known = frozen ? decoded.get(context) : undefined;
+  if (known) return known;
+  const parsed = authorizerContextSchema.safeParse(context);
   if (!parsed.success) throw new AppError('unauthorized', 'A valid API key is required');
   const { tenantId, keyId, ...limits } = parsed.data;
-  return { tenantId, keyId, limits };
+  const principal: Principal = Object.freeze({ tenantId, keyId, limits: Object.freeze(limits) });
+  if (frozen) decoded.set(context, principal);
+  return principal;
 }
 
 /**

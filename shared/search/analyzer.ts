@@ -20,16 +20,34 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const DIACRITIC = /(\p{Script=Latin}|\p{Script=Greek}|\p{Script=Cyrillic})\p{M}+/gu;
 const ENGLISH = /^[a-z]+$/;
 
+// Printable ASCII and whitespace: text the Unicode normalizations leave as it is.
+const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
+
 /** The text as words, before stemming: folded, lower-cased, without diacritics. */
 export function words(text: string): string[] {
-  const folded = text.normalize('NFKC').toLowerCase().normalize('NFD').replace(DIACRITIC, '$1').normalize('NFC');
+  const folded = PLAIN_ASCII.test(text)
+    ? text.toLowerCase()
+    : text.normalize('NFKC').toLowerCase().normalize('NFD').replace(DIACRITIC, '$1').normalize('NFC');
   return folded.match(WORD) ?? [];
 }
+
+/**
+ * Words already stemmed: a language has a few tens of thousands of words in use, and the stemmer's
+ * regular expressions cost more than a lookup. Bounded: emptied when it reaches STEM_CACHE_SIZE.
+ */
+const stems = new Map<string, string>();
+const STEM_CACHE_SIZE = 100_000;
 
 /** One word as the term the index stores. */
 export function termOf(word: string): string {
   const cut = word.length > MAX_TERM_CHARS ? [...word].slice(0, MAX_TERM_CHARS).join('') : word;
-  return ENGLISH.test(cut) ? stemmer(cut) : cut;
+  if (!ENGLISH.test(cut)) return cut;
+  let stem = stems.get(cut);
+  if (stem === undefined) {
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stems.set(cut, (stem = stemmer(cut)));
+  }
+  return stem;
 }
 
 /** The text as its terms, in order: position i of the result is the i-th word of the text. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
-import { SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
+import { boundedSearches, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
@@ -208,5 +208,70 @@ describe('the search pool bounds every search', () => {
     await p.close();
     expect((await running).message).toMatch(/closed/);
     expect((await waiting).message).toMatch(/closed/);
+  });
+});
+
+describe('searches bounded below the hop, on the caller\'s thread', () => {
+  const STALLING = new URL('../support/stalling-search-worker.mjs', import.meta.url);
+
+  test('bounded: the newest records without filters, and words in few records; not filters without q or common words', () => {
+    const bounded = boundedSearches(adapters.db, { maxPostings: 20, maxClauses: 3 });
+    expect(bounded(TENANT, query(null))).toBe(true);
+    expect(bounded(TENANT, query(null, { limit: 100 }))).toBe(true);
+    expect(bounded(TENANT, query(null, { agent_id: 'agent-1' }))).toBe(false);
+    expect(bounded(TENANT, query(null, { type: 'fact' }))).toBe(false);
+    expect(bounded(TENANT, query(null, { client: 'c' }))).toBe(false);
+    expect(bounded(TENANT, query(null, { since: '2026-01-01T00:00:00.000Z' }))).toBe(false);
+    // "note" is in every record, each WORD in an eighth of them (25), "17" in one or two.
+    expect(bounded(TENANT, query('note'))).toBe(false);
+    expect(bounded(TENANT, query('invoice'))).toBe(false);
+    expect(bounded(TENANT, query('17'))).toBe(true);
+    expect(bounded(TENANT, query('17', { agent_id: 'agent-1', type: 'fact' }))).toBe(true);
+    expect(bounded(TENANT, query('117 "17"'))).toBe(true);
+    expect(bounded(TENANT, query('"item 17"'))).toBe(false); // a phrase reads the postings of all its words
+    expect(bounded(TENANT, query('17 note'))).toBe(false);
+    expect(bounded(TENANT, query('zebra-never-stored'))).toBe(true);
+    expect(bounded(TENANT, query('17 18 19 20'))).toBe(false); // more clauses than maxClauses
+    expect(bounded('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(true); // a tenant with no records
+    expect(boundedSearches(adapters.db, { maxPostings: 1000 })(TENANT, query('note invoice'))).toBe(true);
+  });
+
+  test('a bounded search is answered on the caller\'s thread, with the same hits, while the threads are busy', async () => {
+    const bounded = boundedSearches(adapters.db);
+    // The stand-in's commands are words no record has, so bounded; they must reach the thread all the same.
+    const isBounded: typeof bounded = (tenantId, q) => !q.text?.terms[0]?.startsWith('block') && bounded(tenantId, q);
+    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { isBounded, index: adapters.search } });
+    try {
+      let stuckAnswered = false;
+      const stuck = p.search(TENANT, query('block1500')).finally(() => (stuckAnswered = true)); // the one thread is busy
+      const newest = query(null, { limit: 7 });
+      const rare = query('17');
+      expect(await p.search(TENANT, newest)).toEqual(await adapters.search.search(TENANT, newest));
+      expect(await p.search(TENANT, rare)).toEqual(await adapters.search.search(TENANT, rare));
+      expect(stuckAnswered).toBe(false);
+      // Anything else still goes to the thread: the stand-in answers its one row.
+      expect(await p.search(TENANT, query(null, { agent_id: 'agent-1' }))).toHaveLength(1);
+      expect(await stuck).toHaveLength(1);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('when boundedness cannot be told, the threads run the search', async () => {
+    const p = poolOf('unused.db', {
+      threads: 1,
+      entry: STALLING,
+      inline: {
+        isBounded: () => {
+          throw new Error('lookup failed');
+        },
+        index: adapters.search,
+      },
+    });
+    try {
+      expect(await p.search(TENANT, query(null))).toHaveLength(1); // the stand-in's one row
+    } finally {
+      await p.close();
+    }
   });
 });

@@ -5,6 +5,9 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../domain/errors.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
+import { clausesOf } from '../../search/searcher.js';
+import type { Db } from './database.js';
+import { SqlitePostingStorage } from './posting-storage.js';
 import { toSearchHit } from './rows.js';
 import type { SearchReply, SearchRequest } from './search-worker.js';
 
@@ -38,6 +41,58 @@ export interface SearchPoolOptions {
   maxWaiting: number;
   /** The threads' module: the SQLite search worker unless given (the tests give one that stalls on demand). */
   entry?: URL;
+  /**
+   * Searches whose cost is bounded below the hop to a thread, run on the caller's thread instead (see
+   * `boundedSearches`); none unless given.
+   */
+  inline?: InlineSearches;
+}
+
+/** The searches a pool answers on the caller's thread, and the engine it answers them with. */
+export interface InlineSearches {
+  /** True when the search's work is bounded small, whatever the tenant's size. */
+  isBounded(tenantId: string, query: SearchQuery): boolean;
+  /** The engine on a connection of the caller's thread (the server's own, which sees every write at once). */
+  index: SearchIndex;
+}
+
+/** How many postings a search may read at most and still run on the server's thread (two blocks of 128). */
+export const INLINE_MAX_POSTINGS = 256;
+
+/**
+ * Which searches are cheaper to run on the server's thread than to hand to a search thread: the hop costs
+ * a message each way, two thread wake-ups and a copy of the rows, more than the cheapest searches cost in
+ * all. A search is run there only when its work is bounded by construction, never by a guess from the
+ * tenant's past:
+ * - Without `q` and without filters, it reads the `limit` (at most 100) newest rows from the index on
+ *   `(tenant_id, created_at, seq)`. With a filter it is left to the threads: the rows it skips are
+ *   unbounded (a rare agent in a large tenant).
+ * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
+ *   to, and checks the filters on no more documents than that; so a query whose terms together occur in at
+ *   most `maxPostings` of the tenant's documents (rare words, words the tenant does not have) is bounded.
+ *   The frequencies are read from the terms' heads, one indexed lookup each, stopping at the first term
+ *   past the budget; a query with more clauses than `maxClauses` goes to the threads without looking.
+ * Everything else, whatever it will cost, goes to the threads with their deadline and bounded queue.
+ */
+export function boundedSearches(
+  db: Db,
+  { maxPostings = INLINE_MAX_POSTINGS, maxClauses = 8 }: { maxPostings?: number; maxClauses?: number } = {},
+): (tenantId: string, query: SearchQuery) => boolean {
+  const postings = new SqlitePostingStorage(db);
+  const none = (value: unknown) => value === undefined || value === null;
+  return (tenantId, query) => {
+    if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined;
+    const clauses = clausesOf(query.text);
+    if (clauses.length > maxClauses) return false;
+    let budget = maxPostings;
+    for (const clause of clauses) {
+      for (const term of clause.terms) {
+        budget -= postings.head(tenantId, term)?.df ?? 0;
+        if (budget < 0) return false;
+      }
+    }
+    return true;
+  };
 }
 
 /** One search, from its arrival until it is answered. */
@@ -61,7 +116,9 @@ interface Thread {
 /**
  * The SQLite search on worker threads, each with its own read-only connection to the database file, so
  * that searches use every core instead of queueing on the server's one thread behind each other and behind
- * the writes. The engine (SqliteSearchIndex) is the same one; only where it runs changes.
+ * the writes. The engine (SqliteSearchIndex) is the same one; only where it runs changes. With `inline`,
+ * the searches whose work is bounded below the cost of the hop run on the caller's thread instead
+ * (`boundedSearches`); what follows is about the others.
  *
  * Every search is answered or fails within `timeoutMs`, and what waits is bounded:
  * - A thread runs one search at a time, so the pool always knows which search a reply (or a reply that
@@ -95,6 +152,8 @@ export class SqliteSearchPool implements SearchIndex {
 
   search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
     if (this.closed) return Promise.reject(new Error('the search pool is closed'));
+    const inline = this.options.inline;
+    if (inline && this.runsInline(inline, tenantId, query)) return inline.index.search(tenantId, query);
     return new Promise<SearchHit[]>((resolve, reject) => {
       const task: Task = {
         request: { id: this.nextId++, tenantId, query },
@@ -108,6 +167,15 @@ export class SqliteSearchPool implements SearchIndex {
       else if (this.waiting.length < this.options.maxWaiting) this.waiting.push(task);
       else this.settle(task, new AppError('overloaded', `Too many searches are waiting (${this.options.maxWaiting}); try again in a moment`, 1));
     });
+  }
+
+  /** Whether the search is bounded; if that cannot be told (the lookup failed), the threads run it. */
+  private runsInline(inline: InlineSearches, tenantId: string, query: SearchQuery): boolean {
+    try {
+      return inline.isBounded(tenantId, query);
+    } catch {
+      return false;
+    }
   }
 
   /** Stops the threads; searches waiting or in flight fail. */
