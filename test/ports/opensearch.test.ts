@@ -96,7 +96,10 @@ if (url === undefined || url === '') {
         },
       };
     },
-    { createQueuesJob: true },
+    {
+      createQueuesJob: true,
+      ownRanks: { notSupported: "OpenSearch keeps BM25 statistics per shard, and every tenant routed to a shard shares its statistics (docs/opensearch.md)" },
+    },
   );
 
   /**

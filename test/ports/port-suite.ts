@@ -23,6 +23,11 @@ export interface PortFixture {
 export interface PortSuiteOptions {
   /** True when RecordStore.create also queues the classification job itself (an outbox in the same transaction). */
   createQueuesJob: boolean;
+  /**
+   * How many records another tenant writes in the test that a tenant's ranks are its own (they depend on its
+   * records only), or 'not supported' where the engine's statistics are shared between tenants.
+   */
+  ownRanks: { otherTenantRecords: number } | { notSupported: string };
 }
 
 const LIMITS: Limits = { recordQuota: 1000, queryQuota: 1000, rate: 10, burst: 20 };
@@ -224,6 +229,30 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         expect((await search(tenantA, { q: 'ﬁle' })).map((h) => h.id)).toEqual([ligature.id]);
         expect((await f.records.get(tenantA, ligature.id))!.title).toBe('the ﬁle server');
       });
+
+      if ('otherTenantRecords' in options.ownRanks) {
+        const { otherTenantRecords } = options.ownRanks;
+        test(`a tenant's ranks are its own: identical before and after another tenant writes ${otherTenantRecords} records`, async () => {
+          const words = ['deploy', 'invoice', 'renewal', 'dark', 'mode', 'berlin', 'lunch', 'flight', 'refund', 'ticket'];
+          const text = (i: number, n: number) => Array.from({ length: n }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
+          for (let i = 0; i < 12; i++) await put(tenantA, { title: text(i, 1 + (i % 3)), body: text(i + 5, 2 + (i % 5)) });
+          const queries = ['deploy', 'invoice renewal', 'dark "dark mode"', 'when is the berlin flight', 'refund ticket lunch'];
+          const ranks = async () => Promise.all(queries.map(async (q) => (await search(tenantA, { q })).map((h) => [h.id, h.rank])));
+          const before = await ranks();
+          expect(before.every((hits) => hits.length > 0)).toBe(true);
+          // The other tenant's records use the same words, more and less often, and some of its own.
+          for (let i = 0; i < otherTenantRecords; i += 500) {
+            await Promise.all(
+              Array.from({ length: Math.min(500, otherTenantRecords - i) }, (_, j) =>
+                put(tenantB, { title: `${text(i + j, 1 + (j % 4))} other`, body: text(i + j + 3, 1 + (j % 9)) }, otherTenantRecords),
+              ),
+            );
+          }
+          expect(await ranks()).toEqual(before);
+        }, 120_000);
+      } else {
+        test.todo(`a tenant's ranks are its own: not supported on ${backend} (${options.ownRanks.notSupported})`);
+      }
 
       test('a query of only stop words or punctuation matches nothing', async () => {
         await put(tenantA, { title: 'the and of' });

@@ -27,5 +27,5 @@ function sqliteFixture(searchThreads: number): () => Promise<PortFixture> {
   };
 }
 
-runPortSuite('SQLite', sqliteFixture(0), { createQueuesJob: true });
-runPortSuite('SQLite, searching on worker threads', sqliteFixture(2), { createQueuesJob: true });
+runPortSuite('SQLite', sqliteFixture(0), { createQueuesJob: true, ownRanks: { otherTenantRecords: 10_000 } });
+runPortSuite('SQLite, searching on worker threads', sqliteFixture(2), { createQueuesJob: true, ownRanks: { otherTenantRecords: 10_000 } });

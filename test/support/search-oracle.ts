@@ -15,18 +15,7 @@ export function oracleSearch(
   k: number,
   { params = RANKING, accept }: { params?: Bm25Params; accept?: (doc: number) => boolean } = {},
 ): ScoredDoc[] {
-  const analyzed = documents.map((d) => ({
-    doc: d.doc,
-    title: analyze(d.title).slice(0, MAX_FIELD_WORDS),
-    body: analyze(d.body).slice(0, MAX_FIELD_WORDS),
-  }));
-  const stats = {
-    docs: analyzed.length,
-    titleWords: analyzed.reduce((s, d) => s + d.title.length, 0),
-    bodyWords: analyzed.reduce((s, d) => s + d.body.length, 0),
-  };
-  const df = new Map<string, number>();
-  for (const d of analyzed) for (const term of new Set([...d.title, ...d.body])) df.set(term, (df.get(term) ?? 0) + 1);
+  const { analyzed, stats, df } = analysisOf(documents);
   const clauses = clausesOf(query).map((clause) => {
     const present = clause.terms.every((t) => df.has(t));
     const weight = clauseWeight(params, stats, clause.terms.reduce((sum, t) => sum + idf(stats.docs, df.get(t) ?? 0), 0));
@@ -47,4 +36,33 @@ export function oracleSearch(
     if (score > 0 && (!accept || accept(d.doc))) scored.push({ doc: d.doc, score });
   }
   return scored.sort((a, b) => b.score - a.score || b.doc - a.doc).slice(0, k);
+}
+
+interface Analysis {
+  analyzed: { doc: number; title: string[]; body: string[] }[];
+  stats: { docs: number; titleWords: number; bodyWords: number };
+  df: Map<string, number>;
+}
+
+/** Each document set's analysis, made once (a test asks many queries of one corpus): an array given here is never changed after. */
+const analyses = new WeakMap<readonly SearchDocument[], Analysis>();
+
+function analysisOf(documents: readonly SearchDocument[]): Analysis {
+  const known = analyses.get(documents);
+  if (known) return known;
+  const analyzed = documents.map((d) => ({
+    doc: d.doc,
+    title: analyze(d.title).slice(0, MAX_FIELD_WORDS),
+    body: analyze(d.body).slice(0, MAX_FIELD_WORDS),
+  }));
+  const stats = {
+    docs: analyzed.length,
+    titleWords: analyzed.reduce((s, d) => s + d.title.length, 0),
+    bodyWords: analyzed.reduce((s, d) => s + d.body.length, 0),
+  };
+  const df = new Map<string, number>();
+  for (const d of analyzed) for (const term of new Set([...d.title, ...d.body])) df.set(term, (df.get(term) ?? 0) + 1);
+  const analysis = { analyzed, stats, df };
+  analyses.set(documents, analysis);
+  return analysis;
 }
