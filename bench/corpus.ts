@@ -52,6 +52,7 @@ export const QUERY_KINDS = [
   'no-q',
   'common-words',
   'rare-words',
+  'question',
 ] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
 
@@ -545,6 +546,42 @@ function profileTenants(options: CorpusOptions, rng: Rng): Map<string, TenantPro
   return profiles;
 }
 
+/**
+ * The question kind: whole questions as agents ask them. {n} is a noun, {v} a verb and {p} a person's name
+ * from the corpus' vocabulary, each one that occurs at least twice in the tenant's scanned records.
+ */
+const QUESTION_TEMPLATES = [
+  'when did we decide to {v} the {n}',
+  'what did {p} say about the {n}',
+  'why did we {v} the {n}',
+  'how do we {v} the {n} {n}',
+  'who is supposed to {v} the {n} for {p}',
+  'what was the outcome of the {n} {n} with {p}',
+  'did anyone {v} the {n} after the {n}',
+  'where are we on the {n} {p} asked about',
+  'what do we know about the {n}',
+  'is there a note about {p} and the {n}',
+];
+
+/** The words a tenant's questions are made of: the vocabulary's nouns (its domain's too), verbs and names that it holds. */
+function questionWords(spec: TenantSpec, counts: ReadonlyMap<string, number>): Record<'n' | 'v' | 'p', string[]> {
+  const occurs = (w: string) => (counts.get(w) ?? 0) >= 2;
+  const first = (list: string) => specs(list).map((s) => s.split(':')[0]!.toLowerCase());
+  const nouns = [...new Set([...first(VOCABULARY.nouns), ...first(VOCABULARY.domains[spec.domain].nouns)])].filter(occurs);
+  const verbs = first(VOCABULARY.verbs).filter(occurs);
+  const persons = first(VOCABULARY.persons).filter(occurs);
+  return { n: nouns.length > 0 ? nouns : ['note'], v: verbs.length > 0 ? verbs : ['update'], p: persons.length > 0 ? persons : ['sarah'] };
+}
+
+/** A question from a template, with a capital first letter half of the time and a question mark. */
+function question(slots: Record<'n' | 'v' | 'p', string[]>, rng: Rng): string {
+  const q = pickOne(QUESTION_TEMPLATES, rng).replace(/\{(n|v|p)\}/g, (_, slot: 'n' | 'v' | 'p') => {
+    const word = pickOne(slots[slot], rng);
+    return slot === 'p' ? word.charAt(0).toUpperCase() + word.slice(1) : word;
+  });
+  return `${rng() < 0.5 ? q.charAt(0).toUpperCase() + q.slice(1) : q}?`;
+}
+
 /** The start of the previous UTC day: every record a run has just written is on or after it. */
 function startOfYesterdayUtc(now = new Date()): string {
   const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1));
@@ -566,6 +603,7 @@ export function queryWorkload(options: CorpusOptions, perKind: number, settings:
   const rng = mulberry32((options.seed ?? DEFAULT_SEED) ^ 0x5eed_cafe);
   const profiles = profileTenants(options, rng);
   const tenants = tenantsFor(options).filter((t) => profiles.has(t.name));
+  const specOf = new Map(tenants.map((t) => [t.name, t]));
   const since = settings.since ?? startOfYesterdayUtc();
   const limit = () => (rng() < 0.8 ? 20 : pickOne([5, 10, 50, 100], rng));
   const ranked = new Map(
@@ -622,6 +660,9 @@ export function queryWorkload(options: CorpusOptions, perKind: number, settings:
           query = { q: [...new Set(Array.from({ length: 2 + Math.floor(rng() * 2) }, () => pickOne(top, rng)[0]))].join(' ') };
           break;
         }
+        case 'question':
+          query = { q: question(questionWords(specOf.get(tenant)!, profile.counts), rng) };
+          break;
         case 'rare-words': {
           // The tenant's least frequent words: once or twice in the part read, a handful in a large corpus.
           // Every word as rare as the 5 % least frequent, so that ties are not broken by the alphabet.

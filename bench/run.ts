@@ -7,7 +7,7 @@
  *   --peers        PostgreSQL 15 side by side (installed from Debian's packages if it is missing)
  *   --seed S       another corpus
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,11 +18,11 @@ import { parseQuery } from '../shared/domain/query-parse.js';
 import { parseSince } from '../shared/domain/since.js';
 import { MemoryClient } from '../sdk/src/index.js';
 import { measureColdStarts } from './cold-start.js';
-import { DEFAULT_SEED, generateCorpus, queryWorkload, tenantsFor, type CorpusOptions } from './corpus.js';
+import { DEFAULT_SEED, generateCorpus, queryWorkload, tenantsFor, type BenchQuery, type CorpusOptions } from './corpus.js';
 import { startPostgres, type PostgresPeer } from './peers/postgres.js';
 import { loadIntoPeer, loadThroughApi, scoreSet, type QualityResult } from './quality/score.js';
-import { agentMemory, cranfield } from './quality/sets.js';
-import { evaluateGoals, markdownReport, type BenchResults } from './report.js';
+import { agentMemory, agentQuestions, cacm, cranfield } from './quality/sets.js';
+import { evaluateGoals, markdownReport, type BenchResults, type TenantRun } from './report.js';
 import { runSearches, queryString, type SearchRun } from './steps/searches.js';
 import { loadCorpus } from './steps/writes.js';
 import { note, progress } from './support/progress.js';
@@ -43,6 +43,8 @@ const quick = values.quick!;
 const corpusOptions: CorpusOptions = { records: Number(values.records ?? (quick ? 5_000 : 100_000)), seed: Number(values.seed ?? DEFAULT_SEED) };
 if (!Number.isInteger(corpusOptions.records) || corpusOptions.records < 100) throw new Error('--records must be an integer of at least 100');
 const perKind = quick ? 12 : 60;
+/** Searches of each kind in each of the two tenants the engine is measured on alone. */
+const focusPerKind = quick ? 10 : 30;
 const rounds = quick ? 2 : 4;
 const CONCURRENCIES = [1, 8, 32] as const;
 const started = new Date();
@@ -73,10 +75,11 @@ for (const concurrency of CONCURRENCIES) {
 }
 
 // 4. The same searches straight on the SQLite index, in this process: the engine's own cost. The server
-// is idle meanwhile (WAL lets this reader in), and stops afterwards.
+// is idle meanwhile (WAL lets this reader in), and stops afterwards. Then, on the engine alone, the biggest
+// tenant and the smallest, each with `focusPerKind` searches of every kind of its own.
 const adapters = openSqliteAdapters(join(server.dataDir, 'memory.db'));
 const index = new SqliteSearchIndex(adapters.db);
-const engine = await runSearches('searches on the SQLite index, in process', workload, 1, rounds, ({ tenant, query }) =>
+const onEngine = ({ tenant, query }: BenchQuery) =>
   index.search(tenants.get(tenant)!.tenant_id, {
     text: parseQuery(query.q),
     agent_id: query.agent_id,
@@ -84,8 +87,16 @@ const engine = await runSearches('searches on the SQLite index, in process', wor
     client: query.client,
     since: query.since === undefined ? undefined : parseSince(query.since)!,
     limit: query.limit ?? 20,
-  }),
-);
+  });
+const engine = await runSearches('searches on the SQLite index, in process', workload, 1, rounds, onEngine);
+const specs = tenantsFor(corpusOptions);
+const focusWorkload = queryWorkload(corpusOptions, focusPerKind * specs.length, { since: writes.midpoint });
+const engineByTenant: TenantRun[] = [];
+for (const spec of [specs[0]!, specs.at(-1)!]) {
+  const records = writes.perTenant[spec.name] ?? 0;
+  const run = await runSearches(`the engine in ${spec.name} (${records} records)`, focusWorkload.filter((q) => q.tenant === spec.name), 1, rounds, onEngine);
+  engineByTenant.push({ tenant: spec.name, records, run });
+}
 adapters.close();
 client.close();
 await server.stop();
@@ -121,7 +132,7 @@ if (values.peers) {
 const quality: QualityResult[] = [];
 const qualityServer = await startBenchServer();
 try {
-  for (const set of [cranfield(), agentMemory()]) {
+  for (const set of [cranfield(), cacm(), agentMemory(), agentQuestions()]) {
     const tenant = await createTenant(qualityServer.dataDir, set.name);
     const bar = progress(`quality: ${set.name}, ${set.docs.length} documents and ${set.queries.length} queries`, 1);
     const client = new MemoryClient({ baseUrl: qualityServer.url, apiKey: tenant.api_key });
@@ -145,13 +156,13 @@ const results: BenchResults = {
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   corpus: { ...corpusOptions, tenants: tenantsFor(corpusOptions), queriesPerKind: perKind, rounds },
   writes: writes.phases,
-  searches: { http, engine },
+  searches: { http, engine, engineByTenant },
   peer,
   quality,
   coldStarts,
   goals: [],
 };
-results.goals = evaluateGoals(results);
+results.goals = evaluateGoals(results, results.corpus.records === 1_000_000 ? smallerRun(100_000, corpusOptions.seed!) : null);
 
 const dir = fileURLToPath(new URL('./results/', import.meta.url));
 mkdirSync(dir, { recursive: true });
@@ -164,6 +175,20 @@ if (section) replaceGeneratedSection(docFile, section, markdown);
 else process.stdout.write(markdown);
 note(`wrote ${file}${section ? ` and the section "${section}" of docs/benchmarks.md` : ''}`);
 for (const goal of results.goals) note(`${goal.met === null ? 'n/a ' : goal.met ? 'MET ' : 'MISSED'} ${goal.goal}: ${goal.measured}`);
+
+/**
+ * The newest full run of `records` records with this seed in bench/results, to compare a bigger run with;
+ * null when there is none, or none that measured the engine per tenant.
+ */
+function smallerRun(records: number, seed: number): BenchResults | null {
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  const runs = readdirSync(dir)
+    .filter((name) => /^\d{4}-\d{2}-\d{2}(-\d+)?\.json$/.test(name))
+    .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as BenchResults)
+    .filter((r) => r.mode === 'full' && r.corpus.records === records && r.corpus.seed === seed && r.searches.engineByTenant !== undefined)
+    .sort((a, b) => a.date.localeCompare(b.date));
+  return runs.at(-1) ?? null;
+}
 
 /**
  * Waits until the background worker has classified every record written, so that the searches are timed

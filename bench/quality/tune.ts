@@ -9,8 +9,8 @@
  * titleWeight are applied only when a search scores (scoring.ts `clauseWeight`/`clauseScore`, called from
  * searcher.ts with `options.params`).
  *
- *   npx tsx bench/quality/tune.ts                      # the full grid; transforms none, lucene, question
- *   npx tsx bench/quality/tune.ts --transforms none,all-words  # which transforms (default none,lucene,question)
+ *   npx tsx bench/quality/tune.ts                      # the full grid, queries parsed as the service parses them
+ *   npx tsx bench/quality/tune.ts --transforms none,all-words  # also every word of the query, for comparison
  *   npx tsx bench/quality/tune.ts --quick              # a 3×3×3 grid, to try the script
  *   npx tsx bench/quality/tune.ts --workers 2          # the grid split over N worker processes (default 1)
  *
@@ -25,7 +25,7 @@ import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { addDocuments } from '../../shared/search/writer.js';
 import { summarize, type Judgments } from './metrics.js';
-import { allWordsQuery, dropQueryTerms, LUCENE_STOP_WORDS, QUESTION_STOP_WORDS } from './query-transforms.js';
+import { allWordsQuery } from './query-transforms.js';
 import { agentMemory, agentQuestions, cacm, cranfield, type QualityDoc, type QualityQuery, type QualitySet } from './sets.js';
 
 interface Transform {
@@ -37,9 +37,7 @@ interface Transform {
 const parsed = (q: string): TextQuery => parseQuery(q) ?? { terms: [], phrases: [] };
 
 const TRANSFORMS: Transform[] = [
-  { name: 'none', note: "parseQuery's result as the service uses it (it already drops Lucene's stop words)", apply: parsed },
-  { name: 'lucene', note: "(b) Lucene's English stop words dropped from the free terms, unless none would be left", apply: (q) => dropQueryTerms(parsed(q), LUCENE_STOP_WORDS) },
-  { name: 'question', note: '(c) (b) plus question and auxiliary words', apply: (q) => dropQueryTerms(parsed(q), QUESTION_STOP_WORDS) },
+  { name: 'none', note: "parseQuery's result as the service uses it (stop words and, when other words remain, function words dropped)", apply: parsed },
   { name: 'all-words', note: 'for comparison: every free word kept, no stop list at all', apply: allWordsQuery },
 ];
 
@@ -49,8 +47,8 @@ const TRANSFORMS: Transform[] = [
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const workers = args.includes('--workers') ? Number(args[args.indexOf('--workers') + 1]) : 1;
-/** By default every transform but `all-words`, which costs a third more searches and is only a comparison. */
-const only = args.includes('--transforms') ? args[args.indexOf('--transforms') + 1]!.split(',') : ['none', 'lucene', 'question'];
+/** By default only `none`, the service's own parsing; `all-words` is a comparison. */
+const only = args.includes('--transforms') ? args[args.indexOf('--transforms') + 1]!.split(',') : ['none'];
 const transforms = TRANSFORMS.filter((t) => only.includes(t.name));
 if (transforms.length === 0) throw new Error(`no such transform: ${only}; there are ${TRANSFORMS.map((t) => t.name).join(', ')}`);
 

@@ -14,6 +14,8 @@ export interface WriteResult {
   createdAt: string[];
   /** An instant from the middle of the load, for the selective `since` searches. */
   midpoint: string;
+  /** How many records each tenant got. */
+  perTenant: Record<string, number>;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
   const createdAt: string[] = [];
   const phases: WritePhase[] = [];
   let midpoint = '';
+  const perTenant: Record<string, number> = {};
   for (const { concurrency, count } of plan) {
     // Records are generated as the writers ask for them: building a phase's batch up front would hold it all
     // in memory and block the event loop for seconds, long enough for the server to close idle sockets.
@@ -46,6 +49,7 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
           const at = createdAt.length;
           createdAt.push('');
           const item = corpus.next().value!;
+          perTenant[item.tenant] = (perTenant[item.tenant] ?? 0) + 1;
           const t = performance.now();
           const res = await client.send('POST', '/api/v1/record', tenants.get(item.tenant)!.api_key, item.record);
           latencies.push(performance.now() - t);
@@ -60,5 +64,5 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
     phases.push(stats);
     bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms`);
   }
-  return { phases, createdAt, midpoint: midpoint || createdAt[Math.floor(createdAt.length / 2)]! };
+  return { phases, createdAt, midpoint: midpoint || createdAt[Math.floor(createdAt.length / 2)]!, perTenant };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { generateCorpus, queryWorkload, QUERY_KINDS, tenantsFor, type CorpusRecord } from '../../bench/corpus.js';
 import { RECORD_TYPES } from '../../shared/domain/record.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
 import { recallQuerySchema, recordInputSchema } from '../../shared/domain/schemas.js';
 
 const RECORDS = 20_000;
@@ -126,6 +127,17 @@ describe('the search workload', () => {
         expect(phrase).toBeDefined();
         expect({ tenant, phrase, found: texts.some((t) => t.includes(phrase!)) }).toEqual({ tenant, phrase, found: true });
       }
+    }
+  });
+
+  test('a question is a whole question, with words of its tenant', () => {
+    const questions = workload.filter((q) => q.kind === 'question');
+    for (const { tenant, query } of questions) {
+      expect(query.q).toMatch(/^(when|what|why|how|who|did|where|is) .+\?$/i);
+      const content = parseQuery(query.q)!.terms;
+      expect(content.length).toBeGreaterThan(0);
+      // The template's own words ("outcome", "anyone") need not occur; the nouns, verbs and names put in do.
+      expect({ q: query.q, found: content.some((w) => byTenant.get(tenant)!.records.has(w)) }).toEqual({ q: query.q, found: true });
     }
   });
 
