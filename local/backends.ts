@@ -10,6 +10,8 @@ import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plan
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
 import { boundedSearches, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
+import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
+import { ThreadMerger } from '../shared/adapters/local/search-merger.js';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
@@ -45,7 +47,11 @@ export function openBackend(config: LocalConfig, logger: Logger): Promise<Backen
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
 function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
   // An upgrade from a version before the search engine indexes the stored records first, with progress.
-  const sqlite = openSqliteAdapters(config.databaseFile, { progress: (line) => logger.info(line) });
+  // The merges of what is written afterwards run on a thread of their own (search-merger.ts).
+  const sqlite = openSqliteAdapters(config.databaseFile, {
+    progress: (line) => logger.info(line),
+    merger: () => new ThreadMerger(config.databaseFile, (event) => logMerge(logger, event)),
+  });
   const search = searchOn(sqlite, config.databaseFile, config);
   return {
     ...sqlite,
@@ -56,9 +62,16 @@ function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
     settle: async () => undefined,
     close: async () => {
       await search.close();
+      await sqlite.merger.close();
       sqlite.close();
     },
   };
+}
+
+/** A merge is logged at debug level, a failed one as an error (the thread goes on, and searches read the tail). */
+function logMerge(logger: Logger, event: MergeThreadEvent): void {
+  if (event.kind === 'failed') logger.error('a search index merge failed', { reason: event.error });
+  else logger.debug('search index merge', { records: event.docs, ms: Math.round(event.ms), waiting: event.pending });
 }
 
 /**
@@ -78,7 +91,7 @@ function searchOn(
       threads: config.searchThreads,
       timeoutMs: config.searchTimeoutMs,
       maxWaiting: config.searchQueue,
-      inline: { isBounded: boundedSearches(sqlite.db), index: sqlite.search },
+      inline: { isBounded: boundedSearches(sqlite.search), index: sqlite.search },
     });
   }
   return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };
@@ -105,7 +118,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
   const search = searchOn(index, indexFile, config);
   const dynamo = dynamoDbAdapters(client, aws.tables);
   const indexer = createIndexerHandler({
-    index: new SqliteDocumentIndex(index.db),
+    index: new SqliteDocumentIndex(index.db, index.merger),
     jobs: index.jobs,
     recordFromImage,
     logger: logger.createChild(),

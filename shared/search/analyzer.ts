@@ -32,22 +32,22 @@ export function words(text: string): string[] {
 }
 
 /**
- * Words already stemmed: a language has a few tens of thousands of words in use, and the stemmer's
- * regular expressions cost more than a lookup. Bounded: emptied when it reaches STEM_CACHE_SIZE.
+ * Words already made terms: a language has a few tens of thousands of words in use, and the stemmer's
+ * regular expressions cost more than a lookup. Bounded: emptied when it reaches TERM_CACHE_SIZE.
  */
-const stems = new Map<string, string>();
-const STEM_CACHE_SIZE = 100_000;
+const terms = new Map<string, string>();
+const TERM_CACHE_SIZE = 100_000;
 
 /** One word as the term the index stores. */
 export function termOf(word: string): string {
-  const cut = word.length > MAX_TERM_CHARS ? [...word].slice(0, MAX_TERM_CHARS).join('') : word;
-  if (!ENGLISH.test(cut)) return cut;
-  let stem = stems.get(cut);
-  if (stem === undefined) {
-    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
-    stems.set(cut, (stem = stemmer(cut)));
+  let term = terms.get(word);
+  if (term === undefined) {
+    const cut = word.length > MAX_TERM_CHARS ? [...word].slice(0, MAX_TERM_CHARS).join('') : word;
+    term = ENGLISH.test(cut) ? stemmer(cut) : cut;
+    if (terms.size >= TERM_CACHE_SIZE) terms.clear();
+    terms.set(word, term);
   }
-  return stem;
+  return term;
 }
 
 /** The text as its terms, in order: position i of the result is the i-th word of the text. */

@@ -267,37 +267,69 @@ export function blockLastDoc(bytes: Uint8Array): number {
 }
 
 /**
- * The block with one more posting at its end (its document above every other): the usual write, done by
- * copying byte ranges instead of decoding and encoding the block.
+ * The block with `more` postings at its end (their documents above every other, in order): what a merge
+ * does to a term's open block, by copying byte ranges instead of decoding and encoding the block.
  */
-export function appendPosting(bytes: Uint8Array, p: Posting): Uint8Array {
-  if (bytes.byteLength === 0) return encodeBlock([p]);
+export function appendPostings(bytes: Uint8Array, more: readonly Posting[]): Uint8Array {
+  if (more.length === 0) return bytes;
+  if (bytes.byteLength === 0) return encodeBlock(more);
   const count = blockCount(bytes);
-  const added = p.posT.length + p.posB.length;
-  const out = new Uint8Array(bytes.byteLength + 12 + 2 * added);
+  const total = count + more.length;
+  let added = 0;
+  for (const p of more) added += p.posT.length + p.posB.length;
+  const out = new Uint8Array(bytes.byteLength + 12 * more.length + 2 * added);
   const view = new DataView(out.buffer);
-  view.setUint32(0, count + 1, true);
-  // docs
+  view.setUint32(0, total, true);
   out.set(bytes.subarray(4, 4 + 4 * count), 4);
-  view.setUint32(4 + 4 * count, p.doc, true);
-  // the four u16 columns
-  const oldU16 = 4 + 4 * count;
-  const newU16 = 4 + 4 * (count + 1);
-  const values = [p.posT.length, p.posB.length, p.lenT, p.lenB];
-  for (let column = 0; column < 4; column++) {
-    const from = oldU16 + 2 * count * column;
-    const to = newU16 + 2 * (count + 1) * column;
-    out.set(bytes.subarray(from, from + 2 * count), to);
-    view.setUint16(to + 2 * count, values[column]!, true);
+  let at = 4 + 4 * count;
+  for (const p of more) {
+    view.setUint32(at, p.doc, true);
+    at += 4;
   }
-  // positions
+  const oldU16 = 4 + 4 * count;
+  const newU16 = 4 + 4 * total;
+  const columns = [(p: Posting) => p.posT.length, (p: Posting) => p.posB.length, (p: Posting) => p.lenT, (p: Posting) => p.lenB];
+  columns.forEach((value, column) => {
+    const from = oldU16 + 2 * count * column;
+    let to = newU16 + 2 * total * column;
+    out.set(bytes.subarray(from, from + 2 * count), to);
+    to += 2 * count;
+    for (const p of more) {
+      view.setUint16(to, value(p), true);
+      to += 2;
+    }
+  });
   const oldPositions = oldU16 + 8 * count;
-  const newPositions = newU16 + 8 * (count + 1);
-  out.set(bytes.subarray(oldPositions), newPositions);
-  let at = newPositions + (bytes.byteLength - oldPositions);
-  for (const position of [...p.posT, ...p.posB]) {
-    view.setUint16(at, position, true);
-    at += 2;
+  at = newU16 + 8 * total;
+  out.set(bytes.subarray(oldPositions), at);
+  at += bytes.byteLength - oldPositions;
+  for (const p of more) {
+    for (const position of p.posT) {
+      view.setUint16(at, position, true);
+      at += 2;
+    }
+    for (const position of p.posB) {
+      view.setUint16(at, position, true);
+      at += 2;
+    }
   }
   return out;
 }
+
+/** Postings `from` to `to` (excluded) of an encoded block, encoded as a block of their own (no bytes when none). */
+export function sliceBlock(bytes: Uint8Array, from: number, to: number): Uint8Array {
+  const count = to - from;
+  if (count === 0) return new Uint8Array(0);
+  const block = decodeBlock(bytes);
+  const start = positionStart(block, from);
+  const end = positionStart(block, to);
+  const out = new Uint8Array(4 + 12 * count + 2 * (end - start));
+  const view = new DataView(out.buffer);
+  view.setUint32(0, count, true);
+  new Uint32Array(out.buffer, 4, count).set(block.docs.subarray(from, to));
+  const u16 = new Uint16Array(out.buffer, 4 + 4 * count);
+  [block.tfT, block.tfB, block.lenT, block.lenB].forEach((column, i) => u16.set(column.subarray(from, to), i * count));
+  u16.set(block.positions.subarray(start, end), 4 * count);
+  return out;
+}
+

@@ -2,6 +2,7 @@ import { analyze } from './analyzer.js';
 import { IMPACT_WEIGHT, decodeBlock, decodeMetas, metaOfBlock, positionStart, type Block, type BlockMeta } from './block.js';
 import { clauseScore, clauseWeight, idf, RANKING, type Bm25Params, type ClauseWeight, type CollectionStats } from './scoring.js';
 import type { PostingStorage } from './storage.js';
+import { EMPTY_TAIL, type Tail } from './tail.js';
 
 /** What to look for: words (any of them) and phrases (each word in order), as the query parser gives them. */
 export interface TextQuery {
@@ -20,6 +21,8 @@ export interface SearchOptions {
   /** Only documents it accepts are returned (the record filters); called only for a document that would enter the top k. */
   accept?: (doc: number) => boolean;
   params?: Bm25Params;
+  /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
+  tail?: Tail;
 }
 
 /**
@@ -117,14 +120,29 @@ interface TermPostings {
   load: (i: number) => Block;
 }
 
-function termPostings(storage: PostingStorage, tenant: string, term: string): TermPostings | null {
+/**
+ * A term's postings: its sealed blocks and its open block from the index, then its postings in the tail's
+ * documents above the term's merge mark (tail.ts), which all come after the index's.
+ */
+function termPostings(storage: PostingStorage, tenant: string, term: string, tail: Tail, upTo: number): TermPostings | null {
   const head = storage.head(tenant, term);
-  if (!head) return null;
-  const sealedBytes = head.sealedLast > 0 ? storage.metas(tenant, term) : null;
+  const tailBlocks = tail.postings(term, Math.max(upTo, head?.merged ?? 0));
+  if (!head && tailBlocks.length === 0) return null;
+  const sealedBytes = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
   const metas = sealedBytes ? decodeMetas(sealedBytes) : [];
   const sealed = metas.length;
-  const open = head.open.byteLength > 0 ? decodeBlock(head.open) : null;
-  if (open && open.count > 0) metas.push(metaOfBlock(open));
+  const open = head && head.open.byteLength > 0 ? decodeBlock(head.open) : null;
+  const loaded: Block[] = [];
+  if (open && open.count > 0) {
+    metas.push(metaOfBlock(open));
+    loaded.push(open);
+  }
+  let df = head?.df ?? 0;
+  for (const block of tailBlocks) {
+    metas.push(metaOfBlock(block));
+    loaded.push(block);
+    df += block.count;
+  }
   // Read-ahead: blocks read one after another are read in runs, doubling up to MAX_READ_AHEAD, since one
   // range read costs about what a single block's read does; a skipped block starts again at one.
   let run = 1;
@@ -132,10 +150,10 @@ function termPostings(storage: PostingStorage, tenant: string, term: string): Te
   let ahead: Uint8Array[] = [];
   let aheadFrom = 0;
   return {
-    df: head.df,
+    df,
     metas,
     load: (i) => {
-      if (i === sealed) return open!;
+      if (i >= sealed) return loaded[i - sealed]!;
       if (i >= aheadFrom && i < aheadFrom + ahead.length) {
         next = i + 1;
         return decodeBlock(ahead[i - aheadFrom]!);
@@ -246,10 +264,11 @@ function contains(sorted: Uint16Array, value: number): boolean {
 }
 
 /** The cursors of a query's clauses in one tenant; a clause with a term the tenant never used matches nothing and is left out. */
-function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], params: Bm25Params): ClauseCursor[] {
+function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], params: Bm25Params, tail: Tail): ClauseCursor[] {
   const cursors: ClauseCursor[] = [];
+  const upTo = storage.mergedUpTo();
   clauses.forEach((clause, order) => {
-    const parts = clause.terms.map((term) => termPostings(storage, tenant, term));
+    const parts = clause.terms.map((term) => termPostings(storage, tenant, term, tail, upTo));
     if (parts.some((p) => p === null)) return;
     const present = parts as TermPostings[];
     // A phrase weighs the sum of its terms' IDFs, as Lucene's PhraseQuery does: no count of the phrase's
@@ -338,11 +357,12 @@ const below = (bound: number, threshold: number) => bound * (1 + SLACK) < thresh
  * with the number of matches.
  */
 export function searchIndex(storage: PostingStorage, tenant: string, query: TextQuery, options: SearchOptions): ScoredDoc[] {
-  const stats = storage.stats(tenant);
-  if (!stats || options.k <= 0) return [];
+  const tail = options.tail ?? EMPTY_TAIL;
+  const stats = addStats(storage.stats(tenant), tail.stats);
+  if (stats.docs === 0 || options.k <= 0) return [];
   const params = options.params ?? RANKING;
   const clauses = clausesOf(query);
-  let cursors = cursorsOf(storage, tenant, stats, clauses, params);
+  let cursors = cursorsOf(storage, tenant, stats, clauses, params, tail);
   const top = new TopK(options.k);
   const contributions = new Float64Array(clauses.length);
   let start = 0;
@@ -372,6 +392,12 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
     start = end + 1;
   }
   return top.sorted();
+}
+
+/** The index's statistics and the tail's together. */
+function addStats(index: CollectionStats | null, tail: CollectionStats): CollectionStats {
+  if (!index) return tail;
+  return { docs: index.docs + tail.docs, titleWords: index.titleWords + tail.titleWords, bodyWords: index.bodyWords + tail.bodyWords };
 }
 
 /** Scores the candidates of one window: every document of an essential clause's block in [start, end]. */

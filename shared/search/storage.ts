@@ -8,6 +8,12 @@ export interface TermHead {
   df: number;
   /** The last document of the last sealed block; 0 when the term has none. Open-block documents are above it. */
   sealedLast: number;
+  /**
+   * The term's own merge mark: the index holds the term's postings of every document up to
+   * max(merged, the storage's mergedUpTo). A merge sets it for each term it has written, so that a merge
+   * cut short part-way is consistent term by term, and resumes without adding a posting twice (merge.ts).
+   */
+  merged: number;
   /** The open block, encoded (block.ts); may be empty. */
   open: Uint8Array;
 }
@@ -30,6 +36,12 @@ export interface PostingStorage {
   /** The sealed blocks whose last documents are `from` to `to` (both included), in document order. */
   blockRange(tenant: string, term: string, from: number, to: number): Uint8Array[];
   setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void;
+  /**
+   * The merge mark of every tenant: each document up to it is in the index (or gone); the documents above
+   * it are the tail, which a search takes from the documents themselves (tail.ts).
+   */
+  mergedUpTo(): number;
+  setMergedUpTo(upTo: number): void;
 }
 
 /** PostingStorage in memory: for tests, the oracle and the engine benchmark. */
@@ -86,4 +98,11 @@ export class MemoryPostingStorage implements PostingStorage {
   }
   /** Each term's block keys, for blockRange. */
   private readonly lasts = new Map<string, Set<number>>();
+  private upTo = 0;
+  mergedUpTo() {
+    return this.upTo;
+  }
+  setMergedUpTo(upTo: number) {
+    this.upTo = upTo;
+  }
 }

@@ -2,7 +2,7 @@ import { analyze } from './analyzer.js';
 import {
   BLOCK_SIZE,
   MAX_FIELD_WORDS,
-  appendPosting,
+  appendPostings,
   blockCount,
   blockLastDoc,
   blockPostings,
@@ -11,6 +11,8 @@ import {
   encodeBlock,
   encodeMetas,
   metaOf,
+  metaOfBlock,
+  sliceBlock,
   type BlockMeta,
   type Posting,
 } from './block.js';
@@ -29,7 +31,7 @@ export const MAX_DOC = 0xffffffff;
 
 /** A document's postings by term, and its field lengths as indexed. */
 export function analyzeDocument(document: SearchDocument): { postings: Map<string, Posting>; lenT: number; lenB: number } {
-  if (!Number.isInteger(document.doc) || document.doc < 1 || document.doc > MAX_DOC) throw new RangeError(`document number ${document.doc} is out of range`);
+  checkDocumentNumber(document.doc);
   const title = analyze(document.title).slice(0, MAX_FIELD_WORDS);
   const body = analyze(document.body).slice(0, MAX_FIELD_WORDS);
   const postings = new Map<string, Posting>();
@@ -58,23 +60,89 @@ export function removeDocuments(storage: PostingStorage, tenant: string, documen
 
 function changeDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], sign: 1 | -1): void {
   if (documents.length === 0) return;
-  const stats: CollectionStats = storage.stats(tenant) ?? { docs: 0, titleWords: 0, bodyWords: 0 };
+  const { byTerm, stats } = documentChanges(documents);
+  for (const [term, postings] of byTerm) new TermWriter(storage, tenant, term).change(postings, sign);
+  addStats(storage, tenant, stats, sign);
+}
+
+/**
+ * Adds (+1) or removes (-1) documents, whichever side of the merge mark they are on, where the index covers
+ * them: a term's posting where the term's part of the index reaches the document (max of the storage's merge
+ * mark and the term's, TermHead.merged), the statistics where the storage's mark does. The rest of a
+ * document is the tail's, which a search reads from the records themselves. A record's delete removes its
+ * old text with -1; a new text is the old one removed and the new one added.
+ */
+export function changeCoveredDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], sign: 1 | -1): void {
+  if (documents.length === 0) return;
+  const upTo = storage.mergedUpTo();
+  const covered = documents.filter((d) => d.doc <= upTo);
+  const { byTerm } = documentChanges(documents);
+  for (const [term, postings] of byTerm) new TermWriter(storage, tenant, term).change(postings, sign, undefined, upTo);
+  if (covered.length > 0) addStats(storage, tenant, documentChanges(covered).stats, sign);
+}
+
+/** What a batch of documents adds to an index: each term's postings, in document order, and the statistics. */
+export interface DocumentChanges {
+  byTerm: Map<string, Posting[]>;
+  stats: CollectionStats;
+}
+
+/**
+ * Analyzes documents into what they add to an index. The postings go straight into their terms' lists
+ * (a merge analyzes thousands of documents at once); documents given in ascending order need no sort.
+ */
+export function documentChanges(documents: readonly SearchDocument[]): DocumentChanges {
+  const stats: CollectionStats = { docs: 0, titleWords: 0, bodyWords: 0 };
   const byTerm = new Map<string, Posting[]>();
+  let ascending = true;
+  let previous = 0;
   for (const document of documents) {
-    const { postings, lenT, lenB } = analyzeDocument(document);
-    stats.docs += sign;
-    stats.titleWords += sign * lenT;
-    stats.bodyWords += sign * lenB;
-    for (const [term, posting] of postings) {
+    checkDocumentNumber(document.doc);
+    if (document.doc === previous) throw new Error(`document ${document.doc} is given twice`);
+    if (document.doc < previous) ascending = false;
+    previous = document.doc;
+    const title = analyze(document.title).slice(0, MAX_FIELD_WORDS);
+    const body = analyze(document.body).slice(0, MAX_FIELD_WORDS);
+    stats.docs++;
+    stats.titleWords += title.length;
+    stats.bodyWords += body.length;
+    const posting = (term: string): Posting => {
       let list = byTerm.get(term);
       if (!list) byTerm.set(term, (list = []));
-      list.push(posting);
-    }
+      let p = list.at(-1);
+      if (p?.doc !== document.doc) list.push((p = { doc: document.doc, posT: [], posB: [], lenT: title.length, lenB: body.length }));
+      return p;
+    };
+    for (let i = 0; i < title.length; i++) posting(title[i]!).posT.push(i);
+    for (let i = 0; i < body.length; i++) posting(body[i]!).posB.push(i);
   }
-  for (const [term, postings] of byTerm) {
-    postings.sort((a, b) => a.doc - b.doc);
-    new TermWriter(storage, tenant, term).change(postings, sign);
-  }
+  if (!ascending) for (const postings of byTerm.values()) postings.sort((a, b) => a.doc - b.doc);
+  return { byTerm, stats };
+}
+
+function checkDocumentNumber(doc: number): void {
+  if (!Number.isInteger(doc) || doc < 1 || doc > MAX_DOC) throw new RangeError(`document number ${doc} is out of range`);
+}
+
+/**
+ * Merges terms of a batch of documents, all above the storage's merge mark and up to `upTo`, into a tenant's
+ * index: for each term, the postings of documents above the term's own merge mark (TermHead.merged) are
+ * added, and the mark is set to `upTo`. A batch may be merged in several steps (transactions), a few terms
+ * each: a search then finds every term whole, in the index or in the tail. Merging a term again is a no-op,
+ * so a merge cut short resumes from the start of its batch. The statistics go in with `addStats` once, in
+ * the step that moves the storage's merge mark to `upTo`.
+ */
+export function mergeTerms(storage: PostingStorage, tenant: string, terms: Iterable<[string, Posting[]]>, upTo: number): void {
+  for (const [term, postings] of terms) new TermWriter(storage, tenant, term).change(postings, +1, upTo);
+}
+
+/** Adds (or with -1 removes) documents' statistics to a tenant's. */
+export function addStats(storage: PostingStorage, tenant: string, change: CollectionStats, sign: 1 | -1 = 1): void {
+  const stats: CollectionStats = storage.stats(tenant) ?? { docs: 0, titleWords: 0, bodyWords: 0 };
+  stats.docs += sign * change.docs;
+  stats.titleWords += sign * change.titleWords;
+  stats.bodyWords += sign * change.bodyWords;
+  if (stats.docs < 0) throw new Error("the index's document count went below zero");
   storage.setStats(tenant, stats.docs === 0 ? null : stats);
 }
 
@@ -95,7 +163,7 @@ class TermWriter {
     private readonly tenant: string,
     private readonly term: string,
   ) {
-    this.head = storage.head(tenant, term) ?? { df: 0, sealedLast: 0, open: new Uint8Array(0) };
+    this.head = storage.head(tenant, term) ?? { df: 0, sealedLast: 0, merged: 0, open: new Uint8Array(0) };
     this.openBytes = this.head.open;
   }
 
@@ -109,22 +177,39 @@ class TermWriter {
     return this.openList ? this.openList.length : blockCount(this.openBytes);
   }
 
-  change(postings: readonly Posting[], sign: 1 | -1): void {
-    const many = postings.length > 1;
-    for (const posting of postings) {
-      if (sign > 0) this.add(posting, many);
-      else this.remove(posting.doc);
+  /**
+   * Adds or removes the postings. With `mergedTo`, only those above the term's merge mark, which then moves
+   * there; with `coveredBy` (the storage's merge mark), only those the term's part of the index reaches.
+   */
+  change(postings: readonly Posting[], sign: 1 | -1, mergedTo?: number, coveredBy?: number): void {
+    const reach = coveredBy === undefined ? Infinity : Math.max(coveredBy, this.head.merged);
+    const fresh = postings.filter((p) => (mergedTo === undefined || p.doc > this.head.merged) && p.doc <= reach);
+    if (fresh.length === 0 && (mergedTo === undefined || mergedTo <= this.head.merged)) return;
+    if (sign > 0 && this.appendsAll(fresh)) {
+      // The usual case: every posting comes after the term's last one (a merge, a new record). They go onto
+      // the encoded open block by copying bytes, without decoding it.
+      this.openBytes = appendPostings(this.openBytes, fresh);
+      this.head.df += fresh.length;
+    } else {
+      for (const posting of fresh) {
+        if (sign > 0) this.add(posting);
+        else this.remove(posting.doc);
+      }
     }
+    if (mergedTo !== undefined) this.head.merged = Math.max(this.head.merged, mergedTo);
     this.seal();
     this.save();
   }
 
-  private add(posting: Posting, many: boolean): void {
-    // One posting (a record's write) is appended to the encoded block by copying bytes; many (a batch) go
-    // into the decoded list, since appending to the encoded block one at a time copies it every time.
-    const appends = !many && !this.openList && posting.doc > this.head.sealedLast && (this.openBytes.byteLength === 0 || posting.doc > blockLastDoc(this.openBytes));
-    if (appends) this.openBytes = appendPosting(this.openBytes, posting);
-    else if (posting.doc > this.head.sealedLast) insertSorted(this.open, posting);
+  /** Whether `postings` (in order) all come after the term's last posting, its open block still encoded. */
+  private appendsAll(postings: readonly Posting[]): boolean {
+    if (this.openList || postings.length === 0) return false;
+    const last = blockCount(this.openBytes) === 0 ? this.head.sealedLast : blockLastDoc(this.openBytes);
+    return postings[0]!.doc > last;
+  }
+
+  private add(posting: Posting): void {
+    if (posting.doc > this.head.sealedLast) insertSorted(this.open, posting);
     else this.changeSealed(posting.doc, (list) => insertSorted(list, posting));
     this.head.df++;
   }
@@ -155,6 +240,21 @@ class TermWriter {
   /** Seals full blocks off the front of the open block. */
   private seal(): void {
     if (this.openCount < BLOCK_SIZE) return;
+    if (!this.openList) {
+      // Still encoded: the blocks are cut from its bytes.
+      const count = blockCount(this.openBytes);
+      let start = 0;
+      for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) {
+        const part = sliceBlock(this.openBytes, start, start + BLOCK_SIZE);
+        const meta = metaOfBlock(decodeBlock(part));
+        this.storage.setBlock(this.tenant, this.term, meta.last, part);
+        this.loadMetas().push(meta);
+        this.metasChanged = true;
+        this.head.sealedLast = meta.last;
+      }
+      this.openBytes = sliceBlock(this.openBytes, start, count);
+      return;
+    }
     const open = this.open;
     let start = 0;
     for (; open.length - start >= BLOCK_SIZE; start += BLOCK_SIZE) {
@@ -183,7 +283,7 @@ class TermWriter {
       return;
     }
     const open = this.openList ? encodeBlock(this.openList) : this.openBytes;
-    this.storage.setHead(this.tenant, this.term, { df: this.head.df, sealedLast: this.head.sealedLast, open });
+    this.storage.setHead(this.tenant, this.term, { df: this.head.df, sealedLast: this.head.sealedLast, merged: this.head.merged, open });
   }
 }
 

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,24 @@ function countCommits(database: Db): () => number {
 }
 
 describe('group commit', () => {
+  test('a batch that finds the database locked waits for the lock without blocking, and then commits', async () => {
+    // SQLite's own wait off, so that the lock is met at once; another connection holds it for a while.
+    db.pragma('busy_timeout = 0');
+    const other = new Database(db.name);
+    other.exec('BEGIN IMMEDIATE');
+    const group = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
+    const writes = [1, 2, 3].map((n) => group.submit(() => insert.run(n)));
+    // The event loop goes on meanwhile: this timer runs while the batch waits.
+    let ticked = false;
+    await new Promise((resolve) => setTimeout(resolve, 30)).then(() => (ticked = true));
+    other.exec('COMMIT');
+    other.close();
+    await Promise.all(writes);
+    expect(ticked).toBe(true);
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3);
+  });
+
   test('writes submitted together commit in one transaction, and each caller gets its own result', async () => {
     const commits = countCommits(db);
     const insert = db.prepare('INSERT INTO t (n) VALUES (?)');

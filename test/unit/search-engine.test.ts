@@ -1,45 +1,16 @@
 import { analyze } from '../../shared/search/analyzer.js';
-import { appendPosting, BLOCK_SIZE, decodeMetas, encodeBlock, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, metaOf, type Posting } from '../../shared/search/block.js';
+import { appendPostings, BLOCK_SIZE, decodeMetas, encodeBlock, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, metaOf, sliceBlock, type Posting } from '../../shared/search/block.js';
 import { clauseScore, clauseWeight, idf, RANKING } from '../../shared/search/scoring.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
+import { corpus, prng, queries } from '../support/search-corpus.js';
 import { oracleSearch } from '../support/search-oracle.js';
 
 /**
  * The search engine of shared/search against its brute-force oracle: on random corpora, after random
  * inserts and deletes, the pruned top k equals the exhaustive one exactly.
  */
-
-/** A small seeded PRNG (mulberry32), so that every corpus is the same on every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Words with Zipf-like frequencies: a few everywhere (they fill many blocks), most rare. */
-const VOCABULARY = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}x`);
-function corpus(seed: number, count: number, firstDoc = 1): SearchDocument[] {
-  const random = prng(seed);
-  const word = () => VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(1 / (random() * 0.995 + 0.005)) - 1 + Math.floor(random() * 3))]!;
-  const text = (n: number) => Array.from({ length: n }, word).join(' ');
-  return Array.from({ length: count }, (_, i) => ({ doc: firstDoc + i, title: text(1 + Math.floor(random() * 8)), body: text(Math.floor(random() * 40)) }));
-}
-
-function queries(seed: number, count: number): TextQuery[] {
-  const random = prng(seed);
-  const word = () => VOCABULARY[Math.floor(random() ** 3 * 60)]!;
-  return Array.from({ length: count }, () => ({
-    terms: Array.from({ length: 1 + Math.floor(random() * 4) }, word),
-    phrases: random() < 0.3 ? [[word(), word()]] : [],
-  }));
-}
 
 function expectSameTopK(storage: MemoryPostingStorage, tenant: string, docs: SearchDocument[], query: TextQuery, k: number, accept?: (doc: number) => boolean) {
   const got = searchIndex(storage, tenant, query, { k, accept });
@@ -55,16 +26,20 @@ test('analysis: stems English words, folds case, width and diacritics, splits on
   expect(analyze('x'.repeat(500))[0]).toHaveLength(64);
 });
 
-test('appending a posting to an encoded block gives the bytes of encoding the longer list', () => {
+test('appending postings to an encoded block, and cutting one, give the bytes of encoding the lists', () => {
   const random = prng(3);
   const postings: Posting[] = [];
   let bytes: Uint8Array = new Uint8Array(0);
-  for (let doc = 1; doc <= 40; doc++) {
-    const positions = (n: number) => Array.from({ length: n }, (_, i) => i * 2 + Math.floor(random() * 2));
-    const p: Posting = { doc: doc * 3, posT: positions(Math.floor(random() * 3)), posB: positions(Math.floor(random() * 5)), lenT: 9, lenB: 40 + doc };
-    postings.push(p);
-    bytes = appendPosting(bytes, p);
+  const positions = (n: number) => Array.from({ length: n }, (_, i) => i * 2 + Math.floor(random() * 2));
+  for (let doc = 1; doc <= 120; ) {
+    // One at a time, or a few at once, as a merge appends them.
+    const more = Array.from({ length: 1 + Math.floor(random() * 4) }, () => ({ doc: 3 * doc++, posT: positions(Math.floor(random() * 3)), posB: positions(Math.floor(random() * 5)), lenT: 9, lenB: 40 + doc }));
+    postings.push(...more);
+    bytes = appendPostings(bytes, more);
     expect(Buffer.from(bytes).equals(Buffer.from(encodeBlock(postings)))).toBe(true);
+  }
+  for (const [from, to] of [[0, 10], [7, 33], [0, postings.length], [50, postings.length]] as const) {
+    expect(Buffer.from(sliceBlock(bytes, from, to)).equals(Buffer.from(encodeBlock(postings.slice(from, to))))).toBe(true);
   }
 });
 

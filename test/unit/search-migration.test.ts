@@ -49,7 +49,7 @@ test('a version-2 database is indexed on open, with progress lines, and every re
     expect(lines.some((l) => /^search index: 5000 of 12000 records \(42 %\)$/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/^search index built: 12000 records in \d+\.\d s$/);
     expect(sqlite.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'records_fts'").pluck().get()).toBe(0);
-    expect(sqlite.db.prepare('SELECT count(*) FROM search_build').pluck().get()).toBe(0);
+    expect(sqlite.db.prepare('SELECT merged_upto FROM search_state').pluck().get()).toBe(12_000);
     const hits = await sqlite.search.search(TENANTS[0]!, { text: parseQuery('dark mode'), limit: 100 });
     // Every hundredth record is a dark-mode note, and all of them are the first tenant's (even numbers).
     expect(hits).toHaveLength(100);
@@ -81,7 +81,7 @@ test('a build that stopped half-way resumes where it stopped', async () => {
     }),
   ).toThrow('crash');
   const raw = new Database(file);
-  expect(raw.prepare('SELECT next_seq FROM search_build').pluck().get()).toBe(5001);
+  expect(raw.prepare('SELECT merged_upto FROM search_state').pluck().get()).toBe(5000);
   raw.close();
   const sqlite = openSqliteAdapters(file);
   try {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteDocumentIndex } from '../../shared/adapters/local/document-index.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
+import { InlineMerger } from '../../shared/adapters/local/search-merger.js';
+import type { IndexChange } from '../../shared/ports.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord, type Classification, type StoredRecord } from '../../shared/domain/record.js';
 
@@ -12,12 +14,21 @@ const CLASSIFIED: Classification = { type: 'decision', confidence: 0.5, model: '
 
 let dir: string;
 let adapters: SqliteAdapters;
-let index: SqliteDocumentIndex;
+let documents: SqliteDocumentIndex;
+/** Whether each change is merged into the index at once, or left in the tail (search-merge.ts). */
+let merged = false;
+const index = {
+  async apply(changes: IndexChange[]) {
+    const outcomes = await documents.apply(changes);
+    if (merged) (adapters.merger as InlineMerger).mergeAll();
+    return outcomes;
+  },
+};
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'memory-docindex-'));
   adapters = openSqliteAdapters(join(dir, 'memory.db'));
-  index = new SqliteDocumentIndex(adapters.db);
+  documents = new SqliteDocumentIndex(adapters.db);
 });
 
 afterEach(() => {
@@ -32,7 +43,14 @@ function record(title: string, body: string, tenant = TENANT): StoredRecord {
 const search = (q: string, tenant = TENANT) => adapters.search.search(tenant, { text: parseQuery(q), limit: 20 });
 const count = (table: string) => (adapters.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
-describe('SQLite document index', () => {
+describe.each([
+  ['records left in the tail', false],
+  ['records merged into the index', true],
+])('SQLite document index, %s', (_, merge) => {
+  beforeEach(() => {
+    merged = merge;
+  });
+
   test('an upserted record is found by the search index, with every field', async () => {
     const r = record('The user prefers dark mode', 'Switched it on while running errands');
     expect(await index.apply([{ kind: 'upsert', record: r }])).toEqual([null]);

@@ -215,7 +215,7 @@ describe('searches bounded below the hop, on the caller\'s thread', () => {
   const STALLING = new URL('../support/stalling-search-worker.mjs', import.meta.url);
 
   test('bounded: the newest records without filters, and words in few records; not filters without q or common words', () => {
-    const bounded = boundedSearches(adapters.db, { maxPostings: 20, maxClauses: 3 });
+    const bounded = boundedSearches(adapters.search, { maxPostings: 20, maxClauses: 3 });
     expect(bounded(TENANT, query(null))).toBe(true);
     expect(bounded(TENANT, query(null, { limit: 100 }))).toBe(true);
     expect(bounded(TENANT, query(null, { agent_id: 'agent-1' }))).toBe(false);
@@ -233,11 +233,11 @@ describe('searches bounded below the hop, on the caller\'s thread', () => {
     expect(bounded(TENANT, query('zebra-never-stored'))).toBe(true);
     expect(bounded(TENANT, query('17 18 19 20'))).toBe(false); // more clauses than maxClauses
     expect(bounded('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(true); // a tenant with no records
-    expect(boundedSearches(adapters.db, { maxPostings: 1000 })(TENANT, query('note invoice'))).toBe(true);
+    expect(boundedSearches(adapters.search, { maxPostings: 1000 })(TENANT, query('note invoice'))).toBe(true);
   });
 
   test('a bounded search is answered on the caller\'s thread, with the same hits, while the threads are busy', async () => {
-    const bounded = boundedSearches(adapters.db);
+    const bounded = boundedSearches(adapters.search);
     // The stand-in's commands are words no record has, so bounded; they must reach the thread all the same.
     const isBounded: typeof bounded = (tenantId, q) => !q.text?.terms[0]?.startsWith('block') && bounded(tenantId, q);
     const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { isBounded, index: adapters.search } });

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { POSTING_TABLES_SQL } from './posting-storage.js';
-import { buildPendingSearchIndex } from './search-build.js';
+import { mergeBacklogAtOpen } from './search-merge.js';
 
 export type Db = Database.Database;
 
@@ -91,13 +91,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX records_filters ON records(seq, tenant_id, agent_id, type, client, created_at);
   `,
-  // The search engine of shared/search replaces FTS5 (docs/architecture.md, "Search"): its tables, and the
-  // place of the build that indexes the records already stored (search-build.ts), if there are any.
+  // The search engine of shared/search replaces FTS5 (docs/architecture.md, "Search"): its tables, with the
+  // merge mark at 0, so that the records already stored are the tail until a merge takes them in (at open,
+  // when there are many: search-merge.ts), and the index by which a search finds its tenant's tail.
   `
   ${POSTING_TABLES_SQL}
   DROP TABLE records_fts;
-  CREATE TABLE search_build (next_seq INTEGER NOT NULL) STRICT;
-  INSERT INTO search_build (next_seq) SELECT min(seq) FROM records HAVING count(*) > 0;
+  CREATE INDEX records_tenant_seq ON records(tenant_id, seq);
   `,
 ];
 
@@ -124,7 +124,7 @@ export function openDatabase(
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
-  buildPendingSearchIndex(db, progress);
+  mergeBacklogAtOpen(db, progress);
   return db;
 }
 

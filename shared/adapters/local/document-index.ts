@@ -2,17 +2,25 @@ import type { StoredRecord } from '../../domain/record.js';
 import type { DocumentIndex, IndexChange } from '../../ports.js';
 import type { Db } from './database.js';
 import { SqlitePostingStorage } from './posting-storage.js';
-import { addDocuments, removeDocuments } from '../../search/writer.js';
+import type { SearchMerger } from './search-merger.js';
+import { changeCoveredDocuments } from '../../search/writer.js';
 
 /**
  * The write side of the SQLite search index, for the AWS-shaped local mode: the indexer feeds it from the
  * DynamoDB Local stream, and `SqliteSearchIndex` reads the same records and search tables.
  * Every change is idempotent by record id, so a replayed stream leaves the index as it was.
+ *
+ * A new record is stored, and is the index's tail until the merger takes it in (search-merge.ts). A new text
+ * or a delete changes the index where it covers the record (`changeCoveredDocuments`), and moves the tail
+ * generation when the record is above the merge mark, so that the searches' tail caches read it again.
  */
 export class SqliteDocumentIndex implements DocumentIndex {
   private readonly applyTx;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly merger?: Pick<SearchMerger, 'wake'>,
+  ) {
     const findSeq = db.prepare<[string], { seq: number; tenant_id: string; title: string; body: string }>(
       'SELECT seq, tenant_id, title, body FROM records WHERE id = ?',
     );
@@ -25,12 +33,13 @@ export class SqliteDocumentIndex implements DocumentIndex {
       WHERE seq = @seq`);
     const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
     const postings = new SqlitePostingStorage(db);
+    const bumpTail = db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1 WHERE merged_upto < ?');
     // The index follows the text exactly: a record is added with its text and removed with the text it was
     // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
-    const index = (seq: number | bigint, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>) =>
-      addDocuments(postings, r.tenant_id, [{ doc: Number(seq), title: r.title, body: r.body }]);
-    const unindex = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>) =>
-      removeDocuments(postings, r.tenant_id, [{ doc: seq, title: r.title, body: r.body }]);
+    const change = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>, sign: 1 | -1) => {
+      changeCoveredDocuments(postings, r.tenant_id, [{ doc: seq, title: r.title, body: r.body }], sign);
+      bumpTail.run(seq);
+    };
 
     const upsert = (record: StoredRecord): void => {
       const row = {
@@ -40,22 +49,21 @@ export class SqliteDocumentIndex implements DocumentIndex {
       };
       const existing = findSeq.get(record.id);
       if (!existing) {
-        const { lastInsertRowid } = insertRecord.run(row);
-        index(lastInsertRowid, record);
+        insertRecord.run(row);
         return;
       }
       // Ids are UUIDv7, so this only happens on a corrupt stream; never let one tenant's write move another's record.
       if (existing.tenant_id !== record.tenant_id) throw new Error('the record id belongs to another tenant');
       updateRecord.run({ ...row, seq: existing.seq });
       if (existing.title === record.title && existing.body === record.body) return;
-      unindex(existing.seq, existing);
-      index(existing.seq, record);
+      change(existing.seq, existing, -1);
+      change(existing.seq, record, +1);
     };
 
     const remove = (tenantId: string, id: string): void => {
       const existing = findSeq.get(id);
       if (!existing || existing.tenant_id !== tenantId) return;
-      unindex(existing.seq, existing);
+      change(existing.seq, existing, -1);
       deleteRecord.run(existing.seq);
     };
 
@@ -80,6 +88,8 @@ export class SqliteDocumentIndex implements DocumentIndex {
 
   /** Applies the changes in order in one transaction; a change that fails is rolled back alone and reports why. */
   async apply(changes: IndexChange[]): Promise<(string | null)[]> {
-    return this.applyTx.immediate(changes);
+    const outcomes = this.applyTx.immediate(changes);
+    this.merger?.wake();
+    return outcomes;
   }
 }

@@ -6,7 +6,13 @@ interface Pending {
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** When its batch first found the database locked; undefined until then. */
+  busySince?: number;
 }
+
+/** How long a batch that finds the database locked keeps trying (the connections' busy_timeout), and how often. */
+const BUSY_DEADLINE_MS = 5000;
+const BUSY_RETRY_MS = 2;
 
 /**
  * Group commit: the writes submitted while the event loop is busy run together in one IMMEDIATE
@@ -15,6 +21,10 @@ interface Pending {
  * throws (a used-up quota, a reused idempotency key) is rolled back alone and only its caller sees the
  * error. Every caller's promise settles after the batch has committed: a write is never reported before
  * it is durable. If the commit itself fails, every write of the batch fails with that error.
+ *
+ * A batch that finds the database locked (SQLITE_BUSY: nothing of it was applied) is tried again a little
+ * later, without blocking the event loop, until BUSY_DEADLINE_MS have passed; SQLite's own busy wait can end
+ * early (a signal cuts its sleeps short), and the merge thread takes the lock often.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -39,6 +49,17 @@ export class GroupCommit {
     );
   }
 
+  /** A batch waits for the lock: no flush runs until the retry. */
+  private retrying = false;
+
+  private retryLater(): void {
+    this.retrying = true;
+    setTimeout(() => {
+      this.retrying = false;
+      this.flush();
+    }, BUSY_RETRY_MS);
+  }
+
   /** Runs `work` (synchronous SQLite statements) in the next batch; resolves with its result once committed. */
   submit<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -52,6 +73,7 @@ export class GroupCommit {
   }
 
   private flush(): void {
+    if (this.retrying) return;
     const batch = this.queue.splice(0, this.maxBatch);
     this.scheduled = this.queue.length > 0;
     if (this.scheduled) setImmediate(() => this.flush());
@@ -60,6 +82,12 @@ export class GroupCommit {
     try {
       outcomes = this.commitBatch.immediate(batch);
     } catch (error) {
+      const now = Date.now();
+      if (isBusy(error) && now - (batch[0]!.busySince ??= now) < BUSY_DEADLINE_MS) {
+        this.queue.unshift(...batch);
+        this.retryLater();
+        return;
+      }
       for (const { reject } of batch) reject(error);
       return;
     }
@@ -69,6 +97,10 @@ export class GroupCommit {
       else reject(outcome.error);
     });
   }
+}
+
+function isBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_BUSY';
 }
 
 const perConnection = new WeakMap<Db, GroupCommit>();

@@ -3,6 +3,7 @@ import { SqliteJobQueue } from './job-queue.js';
 import { SqliteKeyStore } from './key-store.js';
 import { SqliteRecordStore } from './record-store.js';
 import { SqliteSearchIndex } from './search-index.js';
+import { InlineMerger, type SearchMerger } from './search-merger.js';
 import { SqliteUsageMeter } from './usage-meter.js';
 
 /** Every port, on one SQLite database. */
@@ -13,21 +14,34 @@ export interface SqliteAdapters {
   keys: SqliteKeyStore;
   usage: SqliteUsageMeter;
   jobs: SqliteJobQueue;
+  /** Who merges the records into the search index (search-merger.ts); the writes wake it. */
+  merger: SearchMerger;
+  /** Closes the database; a thread merger is the owner's to close first (its `close` waits for it). */
   close(): void;
 }
 
+export interface SqliteAdaptersOptions {
+  mustExist?: boolean;
+  progress?: (line: string) => void;
+  /** The merger, given the open database; by default one that merges on this thread (InlineMerger). */
+  merger?: (db: Db) => SearchMerger;
+}
+
 /** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
-export function openSqliteAdapters(file: string, options: { mustExist?: boolean; progress?: (line: string) => void } = {}): SqliteAdapters {
+export function openSqliteAdapters(file: string, options: SqliteAdaptersOptions = {}): SqliteAdapters {
   const db = openDatabase(file, options);
   const usage = new SqliteUsageMeter(db);
+  const merger = options.merger?.(db) ?? new InlineMerger(db);
   return {
     db,
-    records: new SqliteRecordStore(db),
+    merger,
+    records: new SqliteRecordStore(db, Date.now, merger),
     search: new SqliteSearchIndex(db),
     keys: new SqliteKeyStore(db),
     usage,
     jobs: new SqliteJobQueue(db),
     close: () => {
+      if (merger instanceof InlineMerger) void merger.close();
       usage.close();
       db.close();
     },

@@ -22,9 +22,9 @@ export class SqlitePostingStorage implements PostingStorage {
       stats: p('SELECT docs, title_words AS titleWords, body_words AS bodyWords FROM search_tenants WHERE tenant = ?'),
       putStats: p(`INSERT INTO search_tenants (tenant, docs, title_words, body_words) VALUES (?, ?, ?, ?)
                    ON CONFLICT (tenant) DO UPDATE SET docs = excluded.docs, title_words = excluded.title_words, body_words = excluded.body_words`),
-      head: p('SELECT df, sealed_last AS sealedLast, open FROM search_heads WHERE tkey = ? AND term = ?'),
-      putHead: p(`INSERT INTO search_heads (tkey, term, df, sealed_last, open) VALUES (?, ?, ?, ?, ?)
-                  ON CONFLICT (tkey, term) DO UPDATE SET df = excluded.df, sealed_last = excluded.sealed_last, open = excluded.open`),
+      head: p('SELECT df, sealed_last AS sealedLast, merged, open FROM search_heads WHERE tkey = ? AND term = ?'),
+      putHead: p(`INSERT INTO search_heads (tkey, term, df, sealed_last, merged, open) VALUES (?, ?, ?, ?, ?, ?)
+                  ON CONFLICT (tkey, term) DO UPDATE SET df = excluded.df, sealed_last = excluded.sealed_last, merged = excluded.merged, open = excluded.open`),
       deleteHead: p('DELETE FROM search_heads WHERE tkey = ? AND term = ?'),
       metas: p('SELECT metas FROM search_metas WHERE tkey = ? AND term = ?').pluck(),
       putMetas: p('INSERT INTO search_metas (tkey, term, metas) VALUES (?, ?, ?) ON CONFLICT (tkey, term) DO UPDATE SET metas = excluded.metas'),
@@ -33,6 +33,8 @@ export class SqlitePostingStorage implements PostingStorage {
       blockRange: p('SELECT block FROM search_blocks WHERE tkey = ? AND term = ? AND last BETWEEN ? AND ? ORDER BY last').pluck(),
       putBlock: p('INSERT INTO search_blocks (tkey, term, last, block) VALUES (?, ?, ?, ?) ON CONFLICT (tkey, term, last) DO UPDATE SET block = excluded.block'),
       deleteBlock: p('DELETE FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?'),
+      mergedUpTo: p('SELECT merged_upto FROM search_state').pluck(),
+      setMergedUpTo: p('UPDATE search_state SET merged_upto = ?'),
     };
   }
 
@@ -74,7 +76,7 @@ export class SqlitePostingStorage implements PostingStorage {
   setHead(tenant: string, term: string, head: TermHead | null): void {
     const key = this.ensureKey(tenant);
     if (head === null) this.s.deleteHead!.run(key, term);
-    else this.s.putHead!.run(key, term, head.df, head.sealedLast, buffer(head.open));
+    else this.s.putHead!.run(key, term, head.df, head.sealedLast, head.merged, buffer(head.open));
   }
 
   metas(tenant: string, term: string): Uint8Array | null {
@@ -102,6 +104,14 @@ export class SqlitePostingStorage implements PostingStorage {
     else this.s.putBlock!.run(key, term, last, buffer(block));
   }
 
+  mergedUpTo(): number {
+    return this.s.mergedUpTo!.get() as number;
+  }
+
+  setMergedUpTo(upTo: number): void {
+    this.s.setMergedUpTo!.run(upTo);
+  }
+
   /** The writer sets a new tenant's statistics after its terms, so a key is made on the first write of any part. */
   private ensureKey(tenant: string): number {
     const key = this.key(tenant);
@@ -125,6 +135,7 @@ export const POSTING_TABLES_SQL = `
     term TEXT NOT NULL,
     df INTEGER NOT NULL,
     sealed_last INTEGER NOT NULL,
+    merged INTEGER NOT NULL,
     open BLOB NOT NULL,
     UNIQUE (tkey, term)
   ) STRICT;
@@ -141,4 +152,12 @@ export const POSTING_TABLES_SQL = `
     block BLOB NOT NULL,
     UNIQUE (tkey, term, last)
   ) STRICT;
+  -- One row. merged_upto: the merge mark (search-merge.ts); tail_gen: counts the changes to records above it
+  -- other than new ones (a delete, a new text), so that a search thread's tail cache knows to rebuild.
+  CREATE TABLE search_state (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    merged_upto INTEGER NOT NULL,
+    tail_gen INTEGER NOT NULL
+  ) STRICT;
+  INSERT INTO search_state (one, merged_upto, tail_gen) VALUES (1, 0, 0);
 `;

@@ -4,14 +4,15 @@ import { receiptOf, type Classification, type StoredRecord } from '../../domain/
 import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
 import { groupCommitOf } from './group-commit.js';
-import { SqlitePostingStorage } from './posting-storage.js';
 import { toStoredRecord, type RecordRow } from './rows.js';
-import { addDocuments } from '../../search/writer.js';
+import type { SearchMerger } from './search-merger.js';
 
 /**
  * Records on SQLite. One transaction (a savepoint within a group commit) holds the idempotency check, the
- * quota count, the record, its search index entries and its classification job, so either all of them are durable or
- * none is; writes that arrive together share one commit and one fsync (group-commit.ts).
+ * quota count, the record and its classification job, so either all of them are durable or none is; writes
+ * that arrive together share one commit and one fsync (group-commit.ts). A record is searchable as soon as
+ * it is stored: searches read the records above the merge mark as the index's tail, and the merger takes
+ * them into the index later, in large batches (search-merge.ts).
  */
 export class SqliteRecordStore implements RecordStore {
   private readonly createTx;
@@ -22,6 +23,7 @@ export class SqliteRecordStore implements RecordStore {
   constructor(
     private readonly db: Db,
     private readonly clock: () => number = Date.now,
+    private readonly merger?: Pick<SearchMerger, 'wake'>,
   ) {
     const findKey = db.prepare<[string, string, number], { request_hash: string; record_id: string }>(
       'SELECT request_hash, record_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at > ?',
@@ -36,7 +38,6 @@ export class SqliteRecordStore implements RecordStore {
     const insertRecord = db.prepare(`
       INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
       VALUES (@id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at)`);
-    const postings = new SqlitePostingStorage(db);
     const insertJob = db.prepare('INSERT INTO classification_jobs (tenant_id, record_id, available_at) VALUES (?, ?, ?)');
     const putKey = db.prepare(`
       INSERT INTO idempotency_keys (tenant_id, key, request_hash, record_id, expires_at) VALUES (?, ?, ?, ?, ?)
@@ -59,12 +60,11 @@ export class SqliteRecordStore implements RecordStore {
       if (countRecord.run({ tenant: tenantId, month: options.month, quota: options.recordQuota }).changes === 0) {
         throw new AppError('record_quota_exceeded', 'The monthly record quota is used up');
       }
-      const { lastInsertRowid } = insertRecord.run({
+      insertRecord.run({
         ...record,
         tenant_id: tenantId,
         metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
       });
-      addDocuments(postings, tenantId, [{ doc: Number(lastInsertRowid), title: record.title, body: record.body }]);
       insertJob.run(tenantId, record.id, now);
       if (claim) putKey.run(tenantId, claim.key, claim.requestHash, record.id, now + IDEMPOTENCY_TTL_MS);
       return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
@@ -83,7 +83,9 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult> {
-    return this.commits.submit(() => this.createTx(tenantId, record, options));
+    const result = await this.commits.submit(() => this.createTx(tenantId, record, options));
+    if (!result.replayed) this.merger?.wake();
+    return result;
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {

@@ -6,20 +6,37 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { toSearchHit, type RecordRow, type SearchRow } from './rows.js';
-import { searchIndex } from '../../search/searcher.js';
+import { clausesOf, searchIndex, type TextQuery } from '../../search/searcher.js';
+import type { Tail } from '../../search/tail.js';
+import { TailCache } from './tail-cache.js';
 
 /**
- * Search on the engine's index (shared/search), kept in the same transactions as the records, so a record
- * is found as soon as its write has returned; the records without `q` come from the records table.
+ * Search on the engine's index (shared/search) and its tail, the records above the merge mark
+ * (search-merge.ts), so a record is found as soon as its write has returned; the records without `q` come
+ * from the records table. Each search runs in one read transaction: the index, the merge mark, the tail and
+ * the records it returns are one snapshot, whatever a merge or a write commits meanwhile.
  */
 export class SqliteSearchIndex implements SearchIndex {
   /** Prepared statements by SQL text: a search has one of a few dozen shapes (which filters it has). */
   private readonly statements = new Map<string, Statement>();
 
   private readonly postings: SqlitePostingStorage;
+  private readonly tails: TailCache;
+  private readonly state: Statement;
+  /** Runs `run` in one read transaction (a snapshot of the database). */
+  private readonly inSnapshot: <T>(run: () => T) => T;
 
   constructor(private readonly db: Db) {
     this.postings = new SqlitePostingStorage(db);
+    this.tails = new TailCache(db);
+    this.state = db.prepare('SELECT merged_upto AS upTo, tail_gen AS gen FROM search_state');
+    this.inSnapshot = db.transaction((run: () => unknown) => run()) as <T>(run: () => T) => T;
+  }
+
+  /** The tenant's tail as of the current transaction. */
+  private tailOf(tenantId: string): Tail {
+    const { upTo, gen } = this.state.get() as { upTo: number; gen: number };
+    return this.tails.tailOf(tenantId, upTo, gen);
   }
 
   private statement(sql: string): Statement {
@@ -34,6 +51,32 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** The search's results as flat rows, best first (search-pool.ts runs this on its threads). */
   searchRows(tenantId: string, query: SearchQuery): SearchRow[] {
+    return this.inSnapshot(() => this.rowsOf(tenantId, query));
+  }
+
+  /**
+   * An upper bound on the postings a text search reads and the records it checks the filters of: the sum of
+   * its terms' document frequencies, index and tail; a query with more than `maxClauses` clauses is not
+   * counted (Infinity). The search pool runs a search this bounds small on the caller's thread.
+   */
+  workBound(tenantId: string, text: TextQuery, maxClauses: number): number {
+    const clauses = clausesOf(text);
+    if (clauses.length > maxClauses) return Infinity;
+    return this.inSnapshot(() => {
+      const tail = this.tailOf(tenantId);
+      const upTo = this.postings.mergedUpTo();
+      let work = 0;
+      for (const clause of clauses) {
+        for (const term of clause.terms) {
+          const head = this.postings.head(tenantId, term);
+          work += (head?.df ?? 0) + tail.postings(term, Math.max(upTo, head?.merged ?? 0)).reduce((n, b) => n + b.count, 0);
+        }
+      }
+      return work;
+    });
+  }
+
+  private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
     // The record filters, as conditions on a table alias; the tenant is checked apart.
     const conditions: string[] = [];
     const params: Record<string, unknown> = { tenant: tenantId, limit: query.limit };
@@ -68,7 +111,7 @@ export class SqliteSearchIndex implements SearchIndex {
             const { limit: _, ...filters } = params;
             return (seq: number) => check.get({ ...filters, seq }) !== undefined;
           })();
-    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, accept });
+    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, accept, tail: this.tailOf(tenantId) });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: (RecordRow & { score: number })[] = [];

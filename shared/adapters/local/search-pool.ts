@@ -1,30 +1,12 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../domain/errors.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
-import { clausesOf } from '../../search/searcher.js';
-import type { Db } from './database.js';
-import { SqlitePostingStorage } from './posting-storage.js';
 import { toSearchHit } from './rows.js';
+import type { SqliteSearchIndex } from './search-index.js';
 import type { SearchReply, SearchRequest } from './search-worker.js';
-
-/**
- * The worker's entry. From compiled JavaScript, the worker module itself; from TypeScript source (tsx, or
- * Jest), a small ES module that first registers tsx's loader in the new thread, because Node 20 does not
- * pass a loader given with `--import` on to worker threads (nodejs/node#47747, privatenumber/tsx#354).
- */
-function workerEntry(): URL {
-  const ext = extname(fileURLToPath(import.meta.url));
-  const worker = new URL(`./search-worker${ext}`, import.meta.url);
-  if (ext !== '.ts') return worker;
-  const source = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
-register();
-await import(${JSON.stringify(worker.href)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
-}
+import { threadEntry } from './thread-entry.js';
 
 /** The message of what a thread threw: an Error from another realm (as under Jest) is no `instanceof Error`. */
 function reasonOf(error: unknown): string {
@@ -70,28 +52,18 @@ export const INLINE_MAX_POSTINGS = 256;
  * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
  *   to, and checks the filters on no more documents than that; so a query whose terms together occur in at
  *   most `maxPostings` of the tenant's documents (rare words, words the tenant does not have) is bounded.
- *   The frequencies are read from the terms' heads, one indexed lookup each, stopping at the first term
- *   past the budget; a query with more clauses than `maxClauses` goes to the threads without looking.
+ *   The frequencies are the index's (one indexed lookup a term) and the tail's; a query with more clauses
+ *   than `maxClauses` goes to the threads without looking.
  * Everything else, whatever it will cost, goes to the threads with their deadline and bounded queue.
  */
 export function boundedSearches(
-  db: Db,
+  index: SqliteSearchIndex,
   { maxPostings = INLINE_MAX_POSTINGS, maxClauses = 8 }: { maxPostings?: number; maxClauses?: number } = {},
 ): (tenantId: string, query: SearchQuery) => boolean {
-  const postings = new SqlitePostingStorage(db);
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
     if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined;
-    const clauses = clausesOf(query.text);
-    if (clauses.length > maxClauses) return false;
-    let budget = maxPostings;
-    for (const clause of clauses) {
-      for (const term of clause.terms) {
-        budget -= postings.head(tenantId, term)?.df ?? 0;
-        if (budget < 0) return false;
-      }
-    }
-    return true;
+    return index.workBound(tenantId, query.text, maxClauses) <= maxPostings;
   };
 }
 
@@ -193,7 +165,7 @@ export class SqliteSearchPool implements SearchIndex {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(this.options.entry ?? workerEntry(), { workerData: { file: this.file } });
+    const worker = new Worker(this.options.entry ?? threadEntry(import.meta.url, 'search-worker'), { workerData: { file: this.file } });
     const thread: Thread = { worker, task: null, watchdog: null };
     worker.on('message', (reply: SearchReply) => {
       const task = thread.task;

@@ -1,0 +1,140 @@
+import type { Statement } from 'better-sqlite3';
+import type { Posting } from '../../search/block.js';
+import { addStats, documentChanges, mergeTerms, type DocumentChanges, type SearchDocument } from '../../search/writer.js';
+import type { Db } from './database.js';
+import { SqlitePostingStorage } from './posting-storage.js';
+
+/**
+ * The merge: how stored records get into the search index.
+ *
+ * A record's write stores the record and nothing else of the index, so that a write costs one row, not a
+ * rewrite of every one of its words' postings. The index (shared/search) holds every record up to its merge
+ * mark, `search_state.merged_upto`; the records above it are the tail, which every search reads from the
+ * records table itself and scores with the index (tail-cache.ts), so a record is found, and counts in every
+ * statistic, as soon as its write has returned. A merge takes the records above the mark, a batch at a time
+ * in seq order, into the index, and moves the mark. Large batches are what make it cheap: a word's postings
+ * are rewritten once per batch instead of once per record.
+ *
+ * A batch goes in as several steps, each its own short IMMEDIATE transaction, so that the server's writes
+ * never wait long for the lock: the terms a step writes carry their own merge mark (TermHead.merged), which
+ * tells a search where the index ends and the tail begins for that term, and the last step adds the
+ * statistics and moves the mark. A merge cut short anywhere is consistent and resumes from its batch's start.
+ */
+export class SearchMerge {
+  private readonly storage: SqlitePostingStorage;
+  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between', Statement>;
+
+  constructor(private readonly db: Db) {
+    this.storage = new SqlitePostingStorage(db);
+    this.s = {
+      upTo: db.prepare('SELECT merged_upto FROM search_state').pluck(),
+      gen: db.prepare('SELECT tail_gen FROM search_state').pluck(),
+      pending: db.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck(),
+      batch: db.prepare('SELECT seq AS doc, tenant_id, title, body FROM records WHERE seq > ? ORDER BY seq LIMIT ?'),
+      between: db.prepare('SELECT seq AS doc, tenant_id, title, body FROM records WHERE seq > ? AND seq <= ? ORDER BY seq'),
+    };
+  }
+
+  /** How many records are above the merge mark. */
+  pending(): number {
+    return this.s.pending.get() as number;
+  }
+
+  /**
+   * Merges the next batch of at most `maxDocs` records above the mark; returns how many it took in (0 when
+   * none are pending, or when it stopped). Each step holds the write lock for about `stepMs` of work at most
+   * (unbounded: one step); `stop` is asked between steps, and a batch stopped part-way resumes next time.
+   */
+  next(maxDocs: number, stepMs = Infinity, stop: () => boolean = () => false): number {
+    const read = this.db.transaction(() => {
+      const from = this.s.upTo.get() as number;
+      return { from, gen: this.s.gen.get() as number, rows: this.s.batch.all(from, maxDocs) as Row[] };
+    });
+    const first = read();
+    if (first.rows.length === 0) return 0;
+    const from = first.from;
+    const upTo = first.rows.at(-1)!.doc;
+    let batch = batchOf(first.rows, first.gen);
+    let next = 0;
+    // A step: terms until the budget is spent. The records of the batch are read again when one of them was
+    // deleted or changed meanwhile (tail_gen moved), so that no posting of a record that is gone goes in.
+    const step = this.db.transaction((): 'again' | 'gone' | 'done' => {
+      if ((this.s.upTo.get() as number) !== from) return 'gone';
+      const gen = this.s.gen.get() as number;
+      if (gen !== batch.gen) {
+        batch = batchOf(this.s.between.all(from, upTo) as Row[], gen);
+        next = 0;
+      }
+      // At least one term a step, however small the budget.
+      const started = performance.now();
+      do {
+        if (next === batch.terms.length) break;
+        const [tenant, term, postings] = batch.terms[next++]!;
+        mergeTerms(this.storage, tenant, [[term, postings]], upTo);
+      } while (performance.now() - started < stepMs);
+      if (next < batch.terms.length) return 'again';
+      for (const [tenant, changes] of batch.tenants) addStats(this.storage, tenant, changes.stats);
+      this.storage.setMergedUpTo(upTo);
+      return 'done';
+    });
+    for (;;) {
+      const outcome = step.immediate();
+      // Another process merged this batch first: its statistics are in, and nothing here went in twice.
+      if (outcome === 'gone') return 0;
+      if (outcome === 'done') return batch.docs;
+      if (stop()) return 0;
+    }
+  }
+}
+
+interface Row extends SearchDocument {
+  tenant_id: string;
+}
+
+/** A batch, analyzed: each tenant's changes, and every (tenant, term, postings) in the order the steps take them. */
+interface Batch {
+  gen: number;
+  docs: number;
+  tenants: Map<string, DocumentChanges>;
+  terms: [string, string, Posting[]][];
+}
+
+function batchOf(rows: readonly Row[], gen: number): Batch {
+  const byTenant = new Map<string, SearchDocument[]>();
+  for (const { tenant_id, ...doc } of rows) {
+    let list = byTenant.get(tenant_id);
+    if (!list) byTenant.set(tenant_id, (list = []));
+    list.push(doc);
+  }
+  const tenants = new Map<string, DocumentChanges>();
+  const terms: Batch['terms'] = [];
+  for (const [tenant, docs] of byTenant) {
+    const changes = documentChanges(docs);
+    tenants.set(tenant, changes);
+    for (const [term, postings] of changes.byTerm) terms.push([tenant, term, postings]);
+  }
+  return { gen, docs: rows.length, tenants, terms };
+}
+
+/** Records merged per transaction when a large backlog is merged at open. */
+export const OPEN_MERGE_BATCH = 5000;
+
+/**
+ * At open, merges a backlog of at least OPEN_MERGE_BATCH records (the upgrade of a database written before
+ * the engine, or a server stopped with a large tail) before anything else runs, one batch per transaction,
+ * with a progress line per batch; a crash resumes after the last batch. A smaller backlog is left to the
+ * searches' tail and the next merge.
+ */
+export function mergeBacklogAtOpen(db: Db, progress: (line: string) => void = () => undefined): void {
+  const merge = new SearchMerge(db);
+  const total = merge.pending();
+  if (total < OPEN_MERGE_BATCH) return;
+  const started = Date.now();
+  let done = 0;
+  progress(`building the search index of ${total} records`);
+  for (let merged = merge.next(OPEN_MERGE_BATCH); merged > 0; merged = merge.next(OPEN_MERGE_BATCH)) {
+    done += merged;
+    if (done < total) progress(`search index: ${done} of ${total} records (${Math.round((done / total) * 100)} %)`);
+  }
+  progress(`search index built: ${done} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
