@@ -1,5 +1,3 @@
-import { RANKING } from './scoring.js';
-
 /**
  * Postings and their blocks: how one term's occurrences in one tenant are stored.
  *
@@ -9,8 +7,8 @@ import { RANKING } from './scoring.js';
  *   | u16 positions[…]  (each posting's title positions, then its body positions, in posting order)
  * Field lengths and positions fit in 16 bits because a field is indexed up to MAX_FIELD_WORDS words.
  *
- * Beside each block the term keeps its BlockMeta (first and last document, the largest counts, the
- * shortest fields), which bounds the score of any document in the block without reading it.
+ * This is the form of a term's open block (kept in its head) and of the tail's blocks. A sealed block is
+ * stored in a compact form of its own (sealed.ts), and beside it its BlockMeta (metas.ts).
  */
 export const BLOCK_SIZE = 128;
 
@@ -41,38 +39,6 @@ export interface Block {
   /** Offsets into `positions`, computed on first use. */
   starts?: Uint32Array;
 }
-
-/**
- * What bounds a block's scores without reading it: its document range, its extreme counts and lengths,
- * and its impacts.
- *
- * The extremes (the largest counts, the shortest fields, each over the whole block) bound any document's
- * score for any parameters, but loosely: they mix the best of different documents. The impacts are the
- * block's documents that are best for some query, as Lucene keeps (frequency, norm) pairs: with the title
- * weight IMPACT_WEIGHT, a document has a weighted count c = w·tfT + tfB and length d = w·lenT + lenB, a
- * score increases with c and decreases with d whatever the IDF, k1, b and average length, so only the
- * documents that no other beats on both (the Pareto front) can score best, and the best of them bounds
- * the block exactly. They are kept as those documents' (tfT, tfB, lenT, lenB), at most MAX_IMPACTS of them
- * (beyond that, neighbours are merged into one that dominates both, which still bounds). A search with
- * another title weight uses the extremes.
- */
-export interface BlockMeta {
-  first: number;
-  last: number;
-  count: number;
-  maxTfT: number;
-  maxTfB: number;
-  minLenT: number;
-  minLenB: number;
-  /** (tfT, tfB, lenT, lenB) of each impact, four u16 after another. */
-  impacts: Uint16Array;
-}
-
-/** The title weight the impacts are computed for: the service's (scoring.ts). */
-export const IMPACT_WEIGHT = RANKING.titleWeight;
-
-/** The most impacts a block keeps. */
-export const MAX_IMPACTS = 8;
 
 export function encodeBlock(postings: readonly Posting[]): Uint8Array {
   const count = postings.length;
@@ -150,109 +116,6 @@ export function blockPostings(block: Block): Posting[] {
     });
   }
   return out;
-}
-
-export function metaOf(postings: readonly Posting[]): BlockMeta {
-  return metaOfColumns({
-    count: postings.length,
-    docs: Uint32Array.from(postings, (p) => p.doc),
-    tfT: Uint16Array.from(postings, (p) => p.posT.length),
-    tfB: Uint16Array.from(postings, (p) => p.posB.length),
-    lenT: Uint16Array.from(postings, (p) => p.lenT),
-    lenB: Uint16Array.from(postings, (p) => p.lenB),
-  });
-}
-
-/** The meta of a decoded block (the open block, whose meta is not stored). */
-export function metaOfBlock(block: Block): BlockMeta {
-  return metaOfColumns(block);
-}
-
-function metaOfColumns(b: Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): BlockMeta {
-  const meta: BlockMeta = {
-    first: b.docs[0]!,
-    last: b.docs[b.count - 1]!,
-    count: b.count,
-    maxTfT: 0,
-    maxTfB: 0,
-    minLenT: MAX_FIELD_WORDS,
-    minLenB: MAX_FIELD_WORDS,
-    impacts: impactsOf(b),
-  };
-  for (let i = 0; i < b.count; i++) {
-    meta.maxTfT = Math.max(meta.maxTfT, b.tfT[i]!);
-    meta.maxTfB = Math.max(meta.maxTfB, b.tfB[i]!);
-    meta.minLenT = Math.min(meta.minLenT, b.lenT[i]!);
-    meta.minLenB = Math.min(meta.minLenB, b.lenB[i]!);
-  }
-  return meta;
-}
-
-/** The block's Pareto front at IMPACT_WEIGHT (see BlockMeta), merged down to MAX_IMPACTS. */
-function impactsOf(b: Pick<Block, 'count' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): Uint16Array {
-  const w = IMPACT_WEIGHT;
-  const c = (i: number) => w * b.tfT[i]! + b.tfB[i]!;
-  const d = (i: number) => w * b.lenT[i]! + b.lenB[i]!;
-  const order = Array.from({ length: b.count }, (_, i) => i).sort((x, y) => c(y) - c(x) || d(x) - d(y));
-  // By count, highest first: a document is on the front when it is shorter than every one counted higher.
-  const front: number[] = [];
-  let shortest = Infinity;
-  for (const i of order) {
-    if (d(i) < shortest) {
-      front.push(i);
-      shortest = d(i);
-    }
-  }
-  const groups = Math.min(front.length, MAX_IMPACTS);
-  const impacts = new Uint16Array(4 * groups);
-  for (let g = 0; g < groups; g++) {
-    // Neighbours on the front, merged into one that dominates them: the largest counts, the shortest fields.
-    const members = front.slice(Math.floor((g * front.length) / groups), Math.floor(((g + 1) * front.length) / groups));
-    impacts[4 * g] = Math.max(...members.map((i) => b.tfT[i]!));
-    impacts[4 * g + 1] = Math.max(...members.map((i) => b.tfB[i]!));
-    impacts[4 * g + 2] = Math.min(...members.map((i) => b.lenT[i]!));
-    impacts[4 * g + 3] = Math.min(...members.map((i) => b.lenB[i]!));
-  }
-  return impacts;
-}
-
-/**
- * The metas of a term's sealed blocks, as stored, one after another: u32 first, u32 last, u16 count,
- * maxTfT, maxTfB, minLenT, minLenB, u16 the number of impacts, then each impact's four u16.
- */
-export function encodeMetas(metas: readonly BlockMeta[]): Uint8Array {
-  let size = 0;
-  for (const m of metas) size += META_HEADER + 2 * m.impacts.length;
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
-  let at = 0;
-  for (const m of metas) {
-    view.setUint32(at, m.first, true);
-    view.setUint32(at + 4, m.last, true);
-    const u16 = [m.count, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB, m.impacts.length / 4, ...m.impacts];
-    at += 8;
-    for (const v of u16) {
-      view.setUint16(at, v, true);
-      at += 2;
-    }
-  }
-  return bytes;
-}
-
-const META_HEADER = 8 + 2 * 6;
-
-export function decodeMetas(bytes: Uint8Array): BlockMeta[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const metas: BlockMeta[] = [];
-  let at = 0;
-  while (at < bytes.byteLength) {
-    const u16 = (i: number) => view.getUint16(at + 8 + 2 * i, true);
-    const impacts = new Uint16Array(4 * u16(5));
-    for (let i = 0; i < impacts.length; i++) impacts[i] = u16(6 + i);
-    metas.push({ first: view.getUint32(at, true), last: view.getUint32(at + 4, true), count: u16(0), maxTfT: u16(1), maxTfB: u16(2), minLenT: u16(3), minLenB: u16(4), impacts });
-    at += META_HEADER + 2 * impacts.length;
-  }
-  return metas;
 }
 
 /** The number of postings in an encoded block, without decoding it. */

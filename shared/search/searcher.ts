@@ -1,8 +1,10 @@
 import { analyze } from './analyzer.js';
-import { IMPACT_WEIGHT, decodeBlock, decodeMetas, metaOfBlock, positionStart, type Block, type BlockMeta } from './block.js';
-import { clauseScore, clauseWeight, idf, RANKING, type Bm25Params, type ClauseWeight, type CollectionStats } from './scoring.js';
+import { ClauseCursor } from './cursor.js';
+import { phrasePostings, termPostings, type Columns, type TermPostings } from './postings.js';
+import { clauseWeight, idf, RANKING, type Bm25Params, type CollectionStats } from './scoring.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
+import { TopK } from './top-k.js';
 
 /** What to look for: words (any of them) and phrases (each word in order), as the query parser gives them. */
 export interface TextQuery {
@@ -49,220 +51,6 @@ export function clausesOf(query: TextQuery): Clause[] {
   return clauses;
 }
 
-/** A column block, decoded: what a cursor scores from. Positions only for blocks read from the index. */
-type Columns = Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>;
-
-/** One clause's postings, block by block, with an upper bound on the score of each block. */
-class ClauseCursor {
-  readonly bounds: Float64Array;
-  readonly maxBound: number;
-  /** The current block: the first whose last document is at or after the window's start. */
-  index = 0;
-  private loaded = -1;
-  private columns: Columns | null = null;
-
-  constructor(
-    readonly order: number,
-    readonly weight: ClauseWeight,
-    readonly metas: readonly BlockMeta[],
-    private readonly load: (i: number) => Columns,
-  ) {
-    this.bounds = new Float64Array(metas.length);
-    let max = 0;
-    metas.forEach((m, i) => {
-      this.bounds[i] = blockBound(weight, m);
-      max = Math.max(max, this.bounds[i]!);
-    });
-    this.maxBound = max;
-  }
-
-  get exhausted(): boolean {
-    return this.index >= this.metas.length;
-  }
-
-  /** Moves to the first block that ends at or after `doc`. */
-  seek(doc: number): void {
-    while (this.index < this.metas.length && this.metas[this.index]!.last < doc) this.index++;
-  }
-
-  block(): Columns {
-    if (this.loaded !== this.index) {
-      this.columns = this.load(this.index);
-      this.loaded = this.index;
-    }
-    return this.columns!;
-  }
-
-  /** The clause's score in `doc`, which lies in the current block's range, or 0 if the block does not hold it. */
-  scoreOf(doc: number): number {
-    const b = this.block();
-    const i = indexOf(b.docs, doc);
-    return i < 0 ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
-  }
-
-  scoreAt(b: Columns, i: number): number {
-    return clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
-  }
-}
-
-/** The most a document of the block can score: exact from its impacts, or from its extremes for another title weight. */
-function blockBound(w: ClauseWeight, m: BlockMeta): number {
-  if (w.titleWeight !== IMPACT_WEIGHT || m.impacts.length === 0) return clauseScore(w, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB);
-  let best = 0;
-  for (let i = 0; i < m.impacts.length; i += 4) best = Math.max(best, clauseScore(w, m.impacts[i]!, m.impacts[i + 1]!, m.impacts[i + 2]!, m.impacts[i + 3]!));
-  return best;
-}
-
-/** A term's postings as the index stores them: its sealed blocks, then its open block. */
-interface TermPostings {
-  df: number;
-  metas: BlockMeta[];
-  load: (i: number) => Block;
-}
-
-/**
- * A term's postings: its sealed blocks and its open block from the index, then its postings in the tail's
- * documents above the term's merge mark (tail.ts), which all come after the index's.
- */
-function termPostings(storage: PostingStorage, tenant: string, term: string, tail: Tail, upTo: number): TermPostings | null {
-  const head = storage.head(tenant, term);
-  const tailBlocks = tail.postings(term, Math.max(upTo, head?.merged ?? 0));
-  if (!head && tailBlocks.length === 0) return null;
-  const sealedBytes = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
-  const metas = sealedBytes ? decodeMetas(sealedBytes) : [];
-  const sealed = metas.length;
-  const open = head && head.open.byteLength > 0 ? decodeBlock(head.open) : null;
-  const loaded: Block[] = [];
-  if (open && open.count > 0) {
-    metas.push(metaOfBlock(open));
-    loaded.push(open);
-  }
-  let df = head?.df ?? 0;
-  for (const block of tailBlocks) {
-    metas.push(metaOfBlock(block));
-    loaded.push(block);
-    df += block.count;
-  }
-  // Read-ahead: blocks read one after another are read in runs, doubling up to MAX_READ_AHEAD, since one
-  // range read costs about what a single block's read does; a skipped block starts again at one.
-  let run = 1;
-  let next = -1;
-  let ahead: Uint8Array[] = [];
-  let aheadFrom = 0;
-  return {
-    df,
-    metas,
-    load: (i) => {
-      if (i >= sealed) return loaded[i - sealed]!;
-      if (i >= aheadFrom && i < aheadFrom + ahead.length) {
-        next = i + 1;
-        return decodeBlock(ahead[i - aheadFrom]!);
-      }
-      run = i === next ? Math.min(2 * run, MAX_READ_AHEAD) : 1;
-      const to = Math.min(i + run, sealed) - 1;
-      ahead = to === i ? [storage.block(tenant, term, metas[i]!.last)].filter((b) => b !== null) : storage.blockRange(tenant, term, metas[i]!.last, metas[to]!.last);
-      aheadFrom = i;
-      next = i + 1;
-      if (ahead.length !== to - i + 1) throw new Error(`the index is missing a block of "${term}"`);
-      return decodeBlock(ahead[0]!);
-    },
-  };
-}
-
-const MAX_READ_AHEAD = 16;
-
-/** Binary search for `doc` in a block's sorted documents; -1 when absent. */
-function indexOf(docs: Uint32Array, doc: number): number {
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const d = docs[mid]!;
-    if (d < doc) lo = mid + 1;
-    else if (d > doc) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
-}
-
-/**
- * A phrase's postings, block by block on its rarest term's blocks: a document holds the phrase where the
- * terms stand one after another in the same field, and its frequency in a field is the number of places
- * the phrase starts there. A block is checked only when the search reads it, so a phrase costs what the
- * blocks the pruning cannot skip cost. The rarest term's metas bound the phrase's blocks: a document's
- * phrase frequency is at most that term's frequency, and its lengths are its own.
- */
-function phrasePostings(parts: TermPostings[]): { metas: BlockMeta[]; load: (i: number) => Columns } {
-  const rarest = parts.reduce((best, p, i) => (p.df < parts[best]!.df ? i : best), 0);
-  const lead = parts[rarest]!;
-  // The other terms' cursors only move forward: the searcher reads the lead's blocks in order.
-  const cursors = parts.map((p) => ({ p, index: 0, block: null as Block | null, loaded: -1 }));
-  const at = (c: (typeof cursors)[number], doc: number): { block: Block; i: number } | null => {
-    while (c.index < c.p.metas.length && c.p.metas[c.index]!.last < doc) c.index++;
-    if (c.index >= c.p.metas.length) return null;
-    if (c.loaded !== c.index) {
-      c.block = c.p.load(c.index);
-      c.loaded = c.index;
-    }
-    const i = indexOf(c.block!.docs, doc);
-    return i < 0 ? null : { block: c.block!, i };
-  };
-  const load = (bi: number): Columns => {
-    const block = lead.load(bi);
-    const docs = new Uint32Array(block.count);
-    const tfT = new Uint16Array(block.count);
-    const tfB = new Uint16Array(block.count);
-    const lenT = new Uint16Array(block.count);
-    const lenB = new Uint16Array(block.count);
-    let count = 0;
-    for (let i = 0; i < block.count; i++) {
-      const doc = block.docs[i]!;
-      const hits = cursors.map((c, j) => (j === rarest ? { block, i } : at(c, doc)));
-      if (hits.some((h) => h === null)) continue;
-      const [t, b] = phraseFrequencies(hits as { block: Block; i: number }[]);
-      if (t + b === 0) continue;
-      docs[count] = doc;
-      tfT[count] = t;
-      tfB[count] = b;
-      lenT[count] = block.lenT[i]!;
-      lenB[count] = block.lenB[i]!;
-      count++;
-    }
-    return { count, docs: docs.subarray(0, count), tfT: tfT.subarray(0, count), tfB: tfB.subarray(0, count), lenT: lenT.subarray(0, count), lenB: lenB.subarray(0, count) };
-  };
-  return { metas: lead.metas, load };
-}
-
-/** How many times the phrase starts in the title and in the body of one document; hits[j] is term j's posting. */
-function phraseFrequencies(hits: { block: Block; i: number }[]): [number, number] {
-  const field = (title: boolean): number => {
-    const lists = hits.map(({ block, i }) => {
-      const start = positionStart(block, i);
-      const t = block.tfT[i]!;
-      return title ? block.positions.subarray(start, start + t) : block.positions.subarray(start + t, start + t + block.tfB[i]!);
-    });
-    let count = 0;
-    for (const p of lists[0]!) {
-      if (lists.every((list, j) => j === 0 || contains(list, p + j))) count++;
-    }
-    return count;
-  };
-  return [field(true), field(false)];
-}
-
-function contains(sorted: Uint16Array, value: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = sorted[mid]!;
-    if (v < value) lo = mid + 1;
-    else if (v > value) hi = mid - 1;
-    else return true;
-  }
-  return false;
-}
-
 /** The cursors of a query's clauses in one tenant; a clause with a term the tenant never used matches nothing and is left out. */
 function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], params: Bm25Params, tail: Tail): ClauseCursor[] {
   const cursors: ClauseCursor[] = [];
@@ -278,66 +66,11 @@ function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionSta
       cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load));
       return;
     }
+    // A phrase's blocks are made when read (postings.ts), into arrays of their own.
     const phrase = phrasePostings(present);
     cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load));
   });
   return cursors;
-}
-
-/** The k best (score, doc) pairs seen so far, the worst on top; of two equal scores the older document is worse. */
-class TopK {
-  private readonly heap: ScoredDoc[] = [];
-  constructor(private readonly k: number) {}
-
-  get full(): boolean {
-    return this.heap.length >= this.k;
-  }
-
-  /** The score a document must reach to enter (documents come in increasing order, so a tie enters). */
-  get threshold(): number {
-    return this.full ? this.heap[0]!.score : 0;
-  }
-
-  offer(doc: number, score: number): void {
-    const item = { doc, score };
-    if (!this.full) {
-      this.heap.push(item);
-      this.up(this.heap.length - 1);
-    } else {
-      this.heap[0] = item;
-      this.down(0);
-    }
-  }
-
-  sorted(): ScoredDoc[] {
-    return [...this.heap].sort((a, b) => b.score - a.score || b.doc - a.doc);
-  }
-
-  private less(a: ScoredDoc, b: ScoredDoc): boolean {
-    return a.score < b.score || (a.score === b.score && a.doc < b.doc);
-  }
-  private up(i: number): void {
-    const h = this.heap;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(h[i]!, h[parent]!)) break;
-      [h[i], h[parent]] = [h[parent]!, h[i]!];
-      i = parent;
-    }
-  }
-  private down(i: number): void {
-    const h = this.heap;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
-      if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
-      i = m;
-    }
-  }
 }
 
 /** Bounds are compared with this much room, so that rounding in a sum never prunes a document that ties. */
@@ -348,13 +81,17 @@ const below = (bound: number, threshold: number) => bound * (1 + SLACK) < thresh
  * The k documents of the tenant that score best for the query, best first; equal scores newest (highest
  * number) first. Exact: the same documents, scores and order as scoring every match (the tests' oracle).
  *
- * Block-max MaxScore, after Lucene's MaxScoreBulkScorer: the documents are visited in windows that end
- * where the first of the clauses' current blocks ends, so that each clause has one block, and one upper
- * bound, per window. A window whose bounds cannot reach the k-th best score so far is skipped unread.
- * Otherwise the clauses whose bounds together cannot reach it are "non-essential": only documents of the
- * other clauses are candidates, and a non-essential clause is read for a candidate only while the
- * candidate can still make it. The work grows with k and with how rare the query's best words are, not
- * with the number of matches.
+ * Block-max MaxScore, after Lucene's MaxScoreBulkScorer:
+ * - The clauses whose largest bounds together cannot reach the k-th best score so far cannot make a document
+ *   enter on their own: a document needs one of the others, the lead clauses. The documents are visited in
+ *   windows that end where the first of the lead clauses' current blocks ends, so a window has one block
+ *   of each lead clause, and the rarer the lead clauses, the fewer the windows.
+ * - In a window each clause is bounded by the largest bound of its blocks there. A window whose bounds
+ *   cannot reach the k-th best score is skipped unread. Otherwise the clauses whose window bounds together
+ *   cannot reach it are non-essential: only the essential clauses' documents are candidates, and a
+ *   non-essential clause is read for a candidate only while the candidate can still make it.
+ * - The record filters (`accept`) are asked only about a document that would enter the top k.
+ * The work grows with k and with how rare the query's best words are, not with the number of matches.
  */
 export function searchIndex(storage: PostingStorage, tenant: string, query: TextQuery, options: SearchOptions): ScoredDoc[] {
   const tail = options.tail ?? EMPTY_TAIL;
@@ -362,33 +99,44 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
   if (stats.docs === 0 || options.k <= 0) return [];
   const params = options.params ?? RANKING;
   const clauses = clausesOf(query);
-  let cursors = cursorsOf(storage, tenant, stats, clauses, params, tail);
+  const cursors = cursorsOf(storage, tenant, stats, clauses, params, tail);
   const top = new TopK(options.k);
-  const contributions = new Float64Array(clauses.length);
+  const byMax = [...cursors].sort((a, b) => a.maxBound - b.maxBound);
+  const scratch = new WindowScratch(cursors.length, clauses.length);
   let start = 0;
-  while (cursors.length > 0) {
-    for (const c of cursors) c.seek(start);
-    cursors = cursors.filter((c) => !c.exhausted);
-    if (cursors.length === 0) break;
-    let end = Infinity;
-    for (const c of cursors) end = Math.min(end, c.metas[c.index]!.last);
-    // Each clause's bound in the window: its current block's, or 0 if that block starts after the window.
-    const inWindow = cursors.filter((c) => c.metas[c.index]!.first <= end);
-    const bound = (c: ClauseCursor) => c.bounds[c.index]!;
+  for (;;) {
     const threshold = top.threshold;
-    const total = inWindow.reduce((sum, c) => sum + bound(c), 0);
-    if (!top.full || !below(total, threshold)) {
-      inWindow.sort((a, b) => bound(a) - bound(b));
-      let split = 0;
-      if (top.full) {
-        let prefix = 0;
-        while (split < inWindow.length && below(prefix + bound(inWindow[split]!), threshold)) prefix += bound(inWindow[split++]!);
-      }
-      const nonEssential = inWindow.slice(0, split).reverse();
-      const essential = inWindow.slice(split);
-      scoreWindow(start, end, essential, nonEssential, bound, top, contributions, options.accept);
+    // The lead clauses: all of them until the top k is full.
+    let firstLead = 0;
+    if (top.full) {
+      let sum = 0;
+      while (firstLead < byMax.length && below(sum + byMax[firstLead]!.maxBound, threshold)) sum += byMax[firstLead++]!.maxBound;
     }
+    let end = Infinity;
+    let from = Infinity;
+    for (let i = firstLead; i < byMax.length; i++) {
+      const c = byMax[i]!;
+      c.seek(start);
+      if (c.exhausted) continue;
+      const last = c.metas.last[c.index]!;
+      const first = c.metas.first[c.index]!;
+      if (last < end) end = last;
+      if (first < from) from = first;
+    }
+    // No lead clause has a document left: nothing else can enter.
     if (end === Infinity) break;
+    // No lead clause has a document before `from`.
+    if (from > start) start = from;
+    let total = 0;
+    let inWindow = 0;
+    for (const c of cursors) {
+      const bound = c.windowBound(start, end);
+      if (bound === 0) continue;
+      scratch.cursors[inWindow] = c;
+      scratch.bounds[inWindow++] = bound;
+      total += bound;
+    }
+    if (!top.full || !below(total, threshold)) scoreWindow(start, end, scratch, inWindow, top, options.accept);
     start = end + 1;
   }
   return top.sorted();
@@ -400,65 +148,172 @@ function addStats(index: CollectionStats | null, tail: CollectionStats): Collect
   return { docs: index.docs + tail.docs, titleWords: index.titleWords + tail.titleWords, bodyWords: index.bodyWords + tail.bodyWords };
 }
 
-/** Scores the candidates of one window: every document of an essential clause's block in [start, end]. */
-function scoreWindow(
-  start: number,
-  end: number,
-  essential: ClauseCursor[],
-  nonEssential: ClauseCursor[],
-  bound: (c: ClauseCursor) => number,
-  top: TopK,
-  contributions: Float64Array,
-  accept: ((doc: number) => boolean) | undefined,
-): void {
-  // The essential clauses' documents in the window, merged in document order.
-  const blocks = essential.map((c) => c.block());
-  const positions = blocks.map((b) => lowerBound(b.docs, start));
-  // What the non-essential clauses can still add, from the i-th on.
-  const rest = new Float64Array(nonEssential.length + 1);
-  for (let i = nonEssential.length - 1; i >= 0; i--) rest[i] = rest[i + 1]! + bound(nonEssential[i]!);
+/** The arrays a search reuses from window to window. */
+class WindowScratch {
+  /** The clauses with documents in the window, and their bounds there; then sorted, non-essential first. */
+  readonly cursors: ClauseCursor[];
+  readonly bounds: Float64Array;
+  /** Each clause's score in the current candidate, by its place in the query. */
+  readonly contributions: Float64Array;
+  /** What the non-essential clauses from the i-th on can still add. */
+  readonly rest: Float64Array;
+  /** Each essential clause's block, its index and the position in it. */
+  readonly blocks: Columns[];
+  readonly blockIndex: Int32Array;
+  readonly position: Int32Array;
+
+  constructor(clauses: number, order: number) {
+    this.cursors = new Array<ClauseCursor>(clauses);
+    this.bounds = new Float64Array(clauses);
+    this.contributions = new Float64Array(order);
+    this.rest = new Float64Array(clauses + 1);
+    this.blocks = new Array<Columns>(clauses);
+    this.blockIndex = new Int32Array(clauses);
+    this.position = new Int32Array(clauses);
+  }
+}
+
+const NO_DOCS: Columns = { count: 0, docs: new Uint32Array(0), tfT: new Uint16Array(0), tfB: new Uint16Array(0), lenT: new Uint16Array(0), lenB: new Uint16Array(0) };
+
+/**
+ * Scores the candidates of one window [start, end]: the documents of its essential clauses, which are the
+ * last `count - split` of `s.cursors` once sorted by their bounds in the window.
+ */
+function scoreWindow(start: number, end: number, s: WindowScratch, count: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+  // Sort the window's clauses by bound, smallest first (insertion sort: a query has a few clauses).
+  for (let i = 1; i < count; i++) {
+    const c = s.cursors[i]!;
+    const b = s.bounds[i]!;
+    let j = i - 1;
+    for (; j >= 0 && s.bounds[j]! > b; j--) {
+      s.cursors[j + 1] = s.cursors[j]!;
+      s.bounds[j + 1] = s.bounds[j]!;
+    }
+    s.cursors[j + 1] = c;
+    s.bounds[j + 1] = b;
+  }
+  // The non-essential prefix: clauses whose bounds together cannot make a document enter.
+  let split = 0;
+  if (top.full) {
+    let prefix = 0;
+    while (split < count && below(prefix + s.bounds[split]!, top.threshold)) prefix += s.bounds[split++]!;
+  }
+  // What the non-essential clauses can still add, the strongest first: rest[i] for clauses split-1-i down to 0.
+  const nonEssential = split;
+  s.rest[nonEssential] = 0;
+  for (let i = 0; i < nonEssential; i++) s.rest[nonEssential - 1 - i] = s.rest[nonEssential - i]! + s.bounds[i]!;
+  // The essential clauses' first blocks in the window.
+  const essential = count - split;
+  for (let e = 0; e < essential; e++) {
+    const c = s.cursors[split + e]!;
+    c.seek(start);
+    s.blockIndex[e] = c.index;
+    if (c.index < c.metas.length && c.metas.first[c.index]! <= end) {
+      const b = c.block(c.index);
+      s.blocks[e] = b;
+      s.position[e] = lowerBound(b.docs, b.count, start);
+      nextBlockIfDone(s, c, e, end);
+    } else s.blocks[e] = NO_DOCS;
+  }
+  if (essential === 1) {
+    scoreOneEssential(end, s, split, top, accept);
+    return;
+  }
+  const contributions = s.contributions;
   for (;;) {
     let doc = Infinity;
-    for (let e = 0; e < blocks.length; e++) {
-      const p = positions[e]!;
-      if (p < blocks[e]!.count) doc = Math.min(doc, blocks[e]!.docs[p]!);
+    for (let e = 0; e < essential; e++) {
+      const b = s.blocks[e]!;
+      const p = s.position[e]!;
+      if (p < b.count && b.docs[p]! < doc) doc = b.docs[p]!;
     }
     if (doc > end) return;
     contributions.fill(0);
     let partial = 0;
-    for (let e = 0; e < blocks.length; e++) {
-      const b = blocks[e]!;
-      const p = positions[e]!;
+    for (let e = 0; e < essential; e++) {
+      const b = s.blocks[e]!;
+      const p = s.position[e]!;
       if (p < b.count && b.docs[p] === doc) {
-        const s = essential[e]!.scoreAt(b, p);
-        contributions[essential[e]!.order] = s;
-        partial += s;
-        positions[e] = p + 1;
+        const c = s.cursors[split + e]!;
+        const score = c.scoreAt(b, p);
+        contributions[c.order] = score;
+        partial += score;
+        s.position[e] = p + 1;
+        if (p + 1 === b.count) nextBlockIfDone(s, c, e, end);
       }
     }
-    let pruned = false;
-    for (let i = 0; i < nonEssential.length; i++) {
-      if (top.full && below(partial + rest[i]!, top.threshold)) {
-        pruned = true;
-        break;
-      }
-      const s = nonEssential[i]!.scoreOf(doc);
-      contributions[nonEssential[i]!.order] = s;
-      partial += s;
-    }
-    if (pruned) continue;
-    // The score as the oracle sums it: clause by clause, in the query's order.
-    let score = 0;
-    for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
-    if (top.full && score < top.threshold) continue;
-    if (accept && !accept(doc)) continue;
-    top.offer(doc, score);
+    finishCandidate(doc, partial, s, split, top, accept);
   }
 }
 
-function lowerBound(docs: Uint32Array, doc: number): number {
+/**
+ * The window's candidates when one clause is essential, the usual case once the top k has filled: its
+ * documents in order, each dropped at once unless its score and the rest's bounds can make it enter.
+ */
+function scoreOneEssential(end: number, s: WindowScratch, split: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+  const c = s.cursors[split]!;
+  const most = s.rest[0]!;
+  for (;;) {
+    const b = s.blocks[0]!;
+    for (let p = s.position[0]!; p < b.count; p++) {
+      const doc = b.docs[p]!;
+      if (doc > end) return;
+      const score = c.scoreAt(b, p);
+      if (top.full && below(score + most, top.threshold)) continue;
+      s.contributions.fill(0);
+      s.contributions[c.order] = score;
+      finishCandidate(doc, score, s, split, top, accept);
+    }
+    s.position[0] = b.count;
+    nextBlockIfDone(s, c, 0, end);
+    if (s.blocks[0] === NO_DOCS) return;
+  }
+}
+
+/**
+ * Adds the non-essential clauses' scores to a candidate whose essential clauses add up to `partial`, the
+ * strongest first and each only while the candidate can still enter (by the bound of the very block that
+ * would hold it), then offers it to the top k.
+ */
+function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+  const contributions = s.contributions;
+  for (let i = 0; i < split; i++) {
+    if (top.full && below(partial + s.rest[i]!, top.threshold)) return;
+    const c = s.cursors[split - 1 - i]!;
+    const bound = c.boundAt(doc);
+    if (bound === 0) continue;
+    if (top.full && below(partial + bound + s.rest[i + 1]!, top.threshold)) return;
+    const score = c.scoreOf(doc);
+    contributions[c.order] = score;
+    partial += score;
+  }
+  // The score as the oracle sums it: clause by clause, in the query's order.
+  let score = 0;
+  for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
+  if (top.full && score < top.threshold) return;
+  if (accept && !accept(doc)) return;
+  top.offer(doc, score);
+}
+
+/** When essential clause `e` has read its block, moves it to its next block if that one starts in the window. */
+function nextBlockIfDone(s: WindowScratch, c: ClauseCursor, e: number, end: number): void {
+  while (s.position[e]! >= s.blocks[e]!.count) {
+    const next = s.blockIndex[e]! + 1;
+    if (next >= c.metas.length || c.metas.first[next]! > end) {
+      s.blocks[e] = NO_DOCS;
+      s.position[e] = 0;
+      return;
+    }
+    s.blockIndex[e] = next;
+    s.blocks[e] = c.block(next);
+    s.position[e] = 0;
+  }
+}
+
+/** The position of the first of the `count` documents at or after `doc`. */
+function lowerBound(docs: Uint32Array, count: number, doc: number): number {
   let lo = 0;
-  let hi = docs.length;
+  let hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (docs[mid]! < doc) lo = mid + 1;

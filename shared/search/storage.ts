@@ -1,4 +1,5 @@
 import type { CollectionStats } from './scoring.js';
+import type { SealedBlock } from './sealed.js';
 
 /**
  * A term's head: how many of the tenant's documents hold it, where its sealed blocks end, and its open
@@ -31,11 +32,15 @@ export interface PostingStorage {
   /** The metas of the term's sealed blocks (block.ts `encodeMetas`), in document order. */
   metas(tenant: string, term: string): Uint8Array | null;
   setMetas(tenant: string, term: string, metas: Uint8Array | null): void;
-  /** A sealed block, by its last document. */
+  /** A sealed block's scores (sealed.ts), by its last document. */
   block(tenant: string, term: string, last: number): Uint8Array | null;
-  /** The sealed blocks whose last documents are `from` to `to` (both included), in document order. */
+  /** The scores of the sealed blocks whose last documents are `from` to `to` (both included), in document order. */
   blockRange(tenant: string, term: string, from: number, to: number): Uint8Array[];
-  setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void;
+  /** A sealed block's positions (sealed.ts), by its last document. */
+  positions(tenant: string, term: string, last: number): Uint8Array | null;
+  /** The positions of the sealed blocks whose last documents are `from` to `to` (both included), in document order. */
+  positionRange(tenant: string, term: string, from: number, to: number): Uint8Array[];
+  setBlock(tenant: string, term: string, last: number, block: SealedBlock | null): void;
   /**
    * The merge mark of every tenant: each document up to it is in the index (or gone); the documents above
    * it are the tail, which a search takes from the documents themselves (tail.ts).
@@ -81,9 +86,12 @@ export class MemoryPostingStorage implements PostingStorage {
     this.set(`m\0${tenant}\0${term}`, metas);
   }
   block(tenant: string, term: string, last: number) {
-    return this.get<Uint8Array>(`b\0${tenant}\0${term}\0${last}`);
+    return this.get<SealedBlock>(`b\0${tenant}\0${term}\0${last}`)?.scores ?? null;
   }
-  setBlock(tenant: string, term: string, last: number, block: Uint8Array | null) {
+  positions(tenant: string, term: string, last: number) {
+    return this.get<SealedBlock>(`b\0${tenant}\0${term}\0${last}`)?.positions ?? null;
+  }
+  setBlock(tenant: string, term: string, last: number, block: SealedBlock | null) {
     this.set(`b\0${tenant}\0${term}\0${last}`, block);
     if (block === null) this.lasts.get(`${tenant}\0${term}`)?.delete(last);
     else {
@@ -93,8 +101,13 @@ export class MemoryPostingStorage implements PostingStorage {
     }
   }
   blockRange(tenant: string, term: string, from: number, to: number) {
-    const lasts = [...(this.lasts.get(`${tenant}\0${term}`) ?? [])].filter((l) => l >= from && l <= to).sort((a, b) => a - b);
-    return lasts.map((l) => this.block(tenant, term, l)!);
+    return this.lastsBetween(tenant, term, from, to).map((l) => this.block(tenant, term, l)!);
+  }
+  positionRange(tenant: string, term: string, from: number, to: number) {
+    return this.lastsBetween(tenant, term, from, to).map((l) => this.positions(tenant, term, l)!);
+  }
+  private lastsBetween(tenant: string, term: string, from: number, to: number): number[] {
+    return [...(this.lasts.get(`${tenant}\0${term}`) ?? [])].filter((l) => l >= from && l <= to).sort((a, b) => a - b);
   }
   /** Each term's block keys, for blockRange. */
   private readonly lasts = new Map<string, Set<number>>();

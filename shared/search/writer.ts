@@ -1,21 +1,7 @@
 import { analyze } from './analyzer.js';
-import {
-  BLOCK_SIZE,
-  MAX_FIELD_WORDS,
-  appendPostings,
-  blockCount,
-  blockLastDoc,
-  blockPostings,
-  decodeBlock,
-  decodeMetas,
-  encodeBlock,
-  encodeMetas,
-  metaOf,
-  metaOfBlock,
-  sliceBlock,
-  type BlockMeta,
-  type Posting,
-} from './block.js';
+import { BLOCK_SIZE, MAX_FIELD_WORDS, appendPostings, blockCount, blockLastDoc, blockPostings, decodeBlock, encodeBlock, sliceBlock, type Posting } from './block.js';
+import { decodeMetas, encodeMetas, metaOf, type BlockMeta } from './metas.js';
+import { decodeSealed, encodeSealed } from './sealed.js';
 import type { CollectionStats } from './scoring.js';
 import type { PostingStorage, TermHead } from './storage.js';
 
@@ -224,13 +210,14 @@ class TermWriter {
     const metas = this.loadMetas();
     const i = firstAtOrAfter(metas, doc);
     const meta = metas[i]!;
-    const bytes = this.storage.block(this.tenant, this.term, meta.last);
-    if (!bytes) throw new Error(`the index is missing a block of "${this.term}"`);
-    const postings = blockPostings(decodeBlock(bytes));
+    const scores = this.storage.block(this.tenant, this.term, meta.last);
+    const positions = this.storage.positions(this.tenant, this.term, meta.last);
+    if (!scores || !positions) throw new Error(`the index is missing a block of "${this.term}"`);
+    const postings = blockPostings(decodeSealed({ scores, positions }));
     const result = edit(postings);
     this.storage.setBlock(this.tenant, this.term, meta.last, null);
     const parts = postings.length > 2 * BLOCK_SIZE ? [postings.slice(0, BLOCK_SIZE), postings.slice(BLOCK_SIZE)] : postings.length > 0 ? [postings] : [];
-    for (const part of parts) this.storage.setBlock(this.tenant, this.term, part.at(-1)!.doc, encodeBlock(part));
+    for (const part of parts) this.storage.setBlock(this.tenant, this.term, part.at(-1)!.doc, encodeSealed(part));
     metas.splice(i, 1, ...parts.map(metaOf));
     this.metasChanged = true;
     this.head.sealedLast = metas.at(-1)?.last ?? 0;
@@ -244,27 +231,26 @@ class TermWriter {
       // Still encoded: the blocks are cut from its bytes.
       const count = blockCount(this.openBytes);
       let start = 0;
-      for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) {
-        const part = sliceBlock(this.openBytes, start, start + BLOCK_SIZE);
-        const meta = metaOfBlock(decodeBlock(part));
-        this.storage.setBlock(this.tenant, this.term, meta.last, part);
-        this.loadMetas().push(meta);
-        this.metasChanged = true;
-        this.head.sealedLast = meta.last;
+      if (count - start >= BLOCK_SIZE) {
+        const open = blockPostings(decodeBlock(this.openBytes));
+        for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) this.sealPart(open.slice(start, start + BLOCK_SIZE));
       }
       this.openBytes = sliceBlock(this.openBytes, start, count);
       return;
     }
     const open = this.open;
     let start = 0;
-    for (; open.length - start >= BLOCK_SIZE; start += BLOCK_SIZE) {
-      const part = open.slice(start, start + BLOCK_SIZE);
-      this.storage.setBlock(this.tenant, this.term, part.at(-1)!.doc, encodeBlock(part));
-      this.loadMetas().push(metaOf(part));
-      this.metasChanged = true;
-      this.head.sealedLast = part.at(-1)!.doc;
-    }
+    for (; open.length - start >= BLOCK_SIZE; start += BLOCK_SIZE) this.sealPart(open.slice(start, start + BLOCK_SIZE));
     this.openList = open.slice(start);
+  }
+
+  /** Stores postings (above every sealed one) as a new sealed block, with its meta. */
+  private sealPart(part: Posting[]): void {
+    const meta = metaOf(part);
+    this.storage.setBlock(this.tenant, this.term, meta.last, encodeSealed(part));
+    this.loadMetas().push(meta);
+    this.metasChanged = true;
+    this.head.sealedLast = meta.last;
   }
 
   private loadMetas(): BlockMeta[] {

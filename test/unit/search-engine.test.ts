@@ -1,5 +1,7 @@
 import { analyze } from '../../shared/search/analyzer.js';
-import { appendPostings, BLOCK_SIZE, decodeMetas, encodeBlock, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, metaOf, sliceBlock, type Posting } from '../../shared/search/block.js';
+import { appendPostings, BLOCK_SIZE, blockPostings, encodeBlock, sliceBlock, type Posting } from '../../shared/search/block.js';
+import { blockBound, decodeMetas, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
+import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../shared/search/sealed.js';
 import { clauseScore, clauseWeight, idf, RANKING } from '../../shared/search/scoring.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
@@ -41,6 +43,42 @@ test('appending postings to an encoded block, and cutting one, give the bytes of
   for (const [from, to] of [[0, 10], [7, 33], [0, postings.length], [50, postings.length]] as const) {
     expect(Buffer.from(sliceBlock(bytes, from, to)).equals(Buffer.from(encodeBlock(postings.slice(from, to))))).toBe(true);
   }
+});
+
+test('a sealed block decodes to its postings, whatever widths its columns need', () => {
+  const random = prng(4);
+  const into = scoreColumns(4);
+  for (const [gap, tf, lenB] of [[1, 3, 200], [300, 3, 200], [70_000, 300, 9000], [5, 1, 65_535]] as const) {
+    const postings: Posting[] = [];
+    for (let i = 0, doc = 7; i < 130; i++, doc += 1 + Math.floor(random() * gap)) {
+      const n = (max: number) => Math.floor(random() * max);
+      postings.push({ doc, posT: Array.from({ length: n(3) }, (_, j) => j), posB: Array.from({ length: n(tf) }, (_, j) => 2 * j), lenT: 1 + n(300), lenB: n(lenB) });
+    }
+    const sealed = encodeSealed(postings);
+    expect(blockPostings(decodeSealed(sealed))).toEqual(postings);
+    // Decoding into kept arrays grows them, and reads the same.
+    const c = decodeScores(sealed.scores, into);
+    expect(Array.from(c.docs.subarray(0, c.count))).toEqual(postings.map((p) => p.doc));
+    expect(Array.from(c.lenB.subarray(0, c.count))).toEqual(postings.map((p) => p.lenB));
+  }
+  // A common word's block takes about 6 bytes a posting for its scores.
+  const dense = Array.from({ length: 128 }, (_, i) => ({ doc: 1000 + 2 * i, posT: [0], posB: [4, 9], lenT: 9, lenB: 300 }));
+  expect(encodeSealed(dense).scores.byteLength).toBeLessThanOrEqual(6 * 128 + 8);
+});
+
+test('the meta table reads the bounds of the stored metas, and of the ones kept beside them', () => {
+  const docs = corpus(6, 600);
+  const metas = [0, 128, 256, 384].map((from) => metaOf(docs.slice(from, from + 128).map((d) => ({ doc: d.doc, posT: d.title.split(' ').length > 3 ? [0, 2] : [1], posB: [0], lenT: d.title.split(' ').length, lenB: 1 + d.body.split(' ').length }))));
+  const table = MetaTable.of(encodeMetas(metas.slice(0, 3)), metas.slice(3));
+  expect(table.length).toBe(4);
+  expect(table.stored).toBe(3);
+  expect(Array.from(table.first)).toEqual(metas.map((m) => m.first));
+  expect(Array.from(table.last)).toEqual(metas.map((m) => m.last));
+  for (const params of [RANKING, { k1: 0.9, b: 0.3, titleWeight: 1 }]) {
+    const w = clauseWeight(params, { docs: 600, titleWords: 3000, bodyWords: 12000 }, 1.7);
+    expect(Array.from(table.bounds(w))).toEqual(metas.map((m) => blockBound(w, m)));
+  }
+  expect(MetaTable.of(null, []).length).toBe(0);
 });
 
 test('the IDF stays positive for a word in every document, and falls as the word gets commoner', () => {

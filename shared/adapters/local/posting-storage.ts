@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { CollectionStats } from '../../search/scoring.js';
+import type { SealedBlock } from '../../search/sealed.js';
 import type { PostingStorage, TermHead } from '../../search/storage.js';
 import type { Db } from './database.js';
 
@@ -33,6 +34,11 @@ export class SqlitePostingStorage implements PostingStorage {
       blockRange: p('SELECT block FROM search_blocks WHERE tkey = ? AND term = ? AND last BETWEEN ? AND ? ORDER BY last').pluck(),
       putBlock: p('INSERT INTO search_blocks (tkey, term, last, block) VALUES (?, ?, ?, ?) ON CONFLICT (tkey, term, last) DO UPDATE SET block = excluded.block'),
       deleteBlock: p('DELETE FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?'),
+      positions: p('SELECT positions FROM search_positions WHERE tkey = ? AND term = ? AND last = ?').pluck(),
+      positionRange: p('SELECT positions FROM search_positions WHERE tkey = ? AND term = ? AND last BETWEEN ? AND ? ORDER BY last').pluck(),
+      putPositions: p(`INSERT INTO search_positions (tkey, term, last, positions) VALUES (?, ?, ?, ?)
+                       ON CONFLICT (tkey, term, last) DO UPDATE SET positions = excluded.positions`),
+      deletePositions: p('DELETE FROM search_positions WHERE tkey = ? AND term = ? AND last = ?'),
       mergedUpTo: p('SELECT merged_upto FROM search_state').pluck(),
       setMergedUpTo: p('UPDATE search_state SET merged_upto = ?'),
     };
@@ -98,10 +104,23 @@ export class SqlitePostingStorage implements PostingStorage {
     return this.s.blockRange!.all(this.requireKey(tenant), term, from, to) as Buffer[];
   }
 
-  setBlock(tenant: string, term: string, last: number, block: Uint8Array | null): void {
+  positions(tenant: string, term: string, last: number): Uint8Array | null {
+    return (this.s.positions!.get(this.requireKey(tenant), term, last) as Buffer | undefined) ?? null;
+  }
+
+  positionRange(tenant: string, term: string, from: number, to: number): Uint8Array[] {
+    return this.s.positionRange!.all(this.requireKey(tenant), term, from, to) as Buffer[];
+  }
+
+  setBlock(tenant: string, term: string, last: number, block: SealedBlock | null): void {
     const key = this.ensureKey(tenant);
-    if (block === null) this.s.deleteBlock!.run(key, term, last);
-    else this.s.putBlock!.run(key, term, last, buffer(block));
+    if (block === null) {
+      this.s.deleteBlock!.run(key, term, last);
+      this.s.deletePositions!.run(key, term, last);
+      return;
+    }
+    this.s.putBlock!.run(key, term, last, buffer(block.scores));
+    this.s.putPositions!.run(key, term, last, buffer(block.positions));
   }
 
   mergedUpTo(): number {
@@ -150,6 +169,14 @@ export const POSTING_TABLES_SQL = `
     term TEXT NOT NULL,
     last INTEGER NOT NULL,
     block BLOB NOT NULL,
+    UNIQUE (tkey, term, last)
+  ) STRICT;
+  -- A sealed block is its scores (search_blocks) and its positions, apart: only a phrase reads positions.
+  CREATE TABLE search_positions (
+    tkey INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    last INTEGER NOT NULL,
+    positions BLOB NOT NULL,
     UNIQUE (tkey, term, last)
   ) STRICT;
   -- One row. merged_upto: the merge mark (search-merge.ts); tail_gen: counts the changes to records above it

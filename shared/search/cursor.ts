@@ -1,0 +1,87 @@
+import type { MetaTable } from './metas.js';
+import { indexOf, type Columns } from './postings.js';
+import { clauseScore, type ClauseWeight } from './scoring.js';
+import { scoreColumns, type ScoreColumns } from './sealed.js';
+
+/**
+ * One clause's postings as the searcher walks them: block by block in document order, each block with an
+ * upper bound on the score of any of its documents, read only when a document of it may enter the top k.
+ * Every move is forward: a search visits documents in increasing order. A block is decoded into arrays the
+ * cursor keeps, so reading one allocates nothing.
+ */
+export class ClauseCursor {
+  /** Each block's bound (MetaTable.bounds). */
+  readonly bounds: Float64Array;
+  /** The largest of them: the most this clause adds to any document. */
+  readonly maxBound: number;
+  /** The current block: the first whose last document is at or after the last position sought. */
+  index = 0;
+  private loaded = -1;
+  private columns: Columns | null = null;
+  private readonly scratch: ScoreColumns = scoreColumns();
+
+  constructor(
+    /** The clause's place in the query: scores are summed in this order, as the oracle sums them. */
+    readonly order: number,
+    readonly weight: ClauseWeight,
+    readonly metas: MetaTable,
+    private readonly load: (i: number, into: ScoreColumns) => Columns,
+  ) {
+    this.bounds = metas.bounds(weight);
+    let max = 0;
+    for (let i = 0; i < this.bounds.length; i++) if (this.bounds[i]! > max) max = this.bounds[i]!;
+    this.maxBound = max;
+  }
+
+  get exhausted(): boolean {
+    return this.index >= this.metas.length;
+  }
+
+  /** Moves to the first block that ends at or after `doc`. */
+  seek(doc: number): void {
+    const last = this.metas.last;
+    const n = this.metas.length;
+    let i = this.index;
+    while (i < n && last[i]! < doc) i++;
+    this.index = i;
+  }
+
+  /** The most the clause adds to a document in [start, end]: the largest bound of the blocks that overlap it; 0 if none. */
+  windowBound(start: number, end: number): number {
+    this.seek(start);
+    const first = this.metas.first;
+    const n = this.metas.length;
+    let best = 0;
+    for (let i = this.index; i < n && first[i]! <= end; i++) if (this.bounds[i]! > best) best = this.bounds[i]!;
+    return best;
+  }
+
+  /** The bound of the block that would hold `doc` (moving there), or 0 when no block's range holds it. */
+  boundAt(doc: number): number {
+    this.seek(doc);
+    return this.index < this.metas.length && this.metas.first[this.index]! <= doc ? this.bounds[this.index]! : 0;
+  }
+
+  /** Block `i`, decoded (the last one read is kept; reading another reuses its arrays). */
+  block(i: number): Columns {
+    if (this.loaded !== i) {
+      this.columns = this.load(i, this.scratch);
+      this.loaded = i;
+    }
+    return this.columns!;
+  }
+
+  /** The clause's score in `doc`, at or after every document asked before; 0 when the clause is not in it. */
+  scoreOf(doc: number): number {
+    this.seek(doc);
+    if (this.index >= this.metas.length || this.metas.first[this.index]! > doc) return 0;
+    const b = this.block(this.index);
+    const i = indexOf(b.docs, b.count, doc);
+    return i < 0 ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
+  }
+
+  /** The clause's score in the i-th document of block `b`. */
+  scoreAt(b: Columns, i: number): number {
+    return clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
+  }
+}

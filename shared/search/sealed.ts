@@ -1,0 +1,136 @@
+import { type Block, type Posting } from './block.js';
+
+/**
+ * A sealed block as it is stored: two byte strings, so that a search that needs no positions (every search
+ * but a phrase's) reads only the first, which is small.
+ *
+ * scores:  u8 widths | u16 count | u32 first document
+ *          | the other documents as gaps from the one before | tfT[count] | tfB[count] | lenT[count] | lenB[count]
+ *   each column as 1, 2 or 4 bytes (little-endian) a value, as its largest value needs: `widths` holds the
+ *   gaps' width code in bits 0-1 and those of the counts (tfT and tfB), lenT and lenB in bits 2-3, 4-5, 6-7
+ *   (0: 1 byte, 1: 2 bytes, 2: 4 bytes). A common word's block of 128 takes about 6 bytes a posting.
+ * positions: u16 each, every posting's title positions then its body positions, in posting order.
+ */
+export interface SealedBlock {
+  scores: Uint8Array;
+  positions: Uint8Array;
+}
+
+/** The scoring columns of a sealed block, decoded into arrays that may be longer than `count`. */
+export interface ScoreColumns {
+  count: number;
+  docs: Uint32Array;
+  tfT: Uint16Array;
+  tfB: Uint16Array;
+  lenT: Uint16Array;
+  lenB: Uint16Array;
+}
+
+const widthCode = (max: number) => (max < 0x100 ? 0 : max < 0x10000 ? 1 : 2);
+const WIDTH = [1, 2, 4] as const;
+
+/** Encodes the postings (at least one, in document order) as a sealed block. */
+export function encodeSealed(postings: readonly Posting[]): SealedBlock {
+  const count = postings.length;
+  let maxGap = 0;
+  let maxTf = 0;
+  let maxLenT = 0;
+  let maxLenB = 0;
+  let positionCount = 0;
+  for (let i = 0; i < count; i++) {
+    const p = postings[i]!;
+    if (i > 0) maxGap = Math.max(maxGap, p.doc - postings[i - 1]!.doc);
+    maxTf = Math.max(maxTf, p.posT.length, p.posB.length);
+    maxLenT = Math.max(maxLenT, p.lenT);
+    maxLenB = Math.max(maxLenB, p.lenB);
+    positionCount += p.posT.length + p.posB.length;
+  }
+  const codes = [widthCode(maxGap), widthCode(maxTf), widthCode(maxLenT), widthCode(maxLenB)];
+  const [gapW, tfW, lenTW, lenBW] = codes.map((c) => WIDTH[c]!) as [number, number, number, number];
+  const scores = new Uint8Array(7 + (count - 1) * gapW + count * (2 * tfW + lenTW + lenBW));
+  scores[0] = codes[0]! | (codes[1]! << 2) | (codes[2]! << 4) | (codes[3]! << 6);
+  let at = write(scores, 1, count, 2);
+  at = write(scores, at, postings[0]!.doc, 4);
+  for (let i = 1; i < count; i++) at = write(scores, at, postings[i]!.doc - postings[i - 1]!.doc, gapW);
+  for (const p of postings) at = write(scores, at, p.posT.length, tfW);
+  for (const p of postings) at = write(scores, at, p.posB.length, tfW);
+  for (const p of postings) at = write(scores, at, p.lenT, lenTW);
+  for (const p of postings) at = write(scores, at, p.lenB, lenBW);
+  const positions = new Uint8Array(2 * positionCount);
+  at = 0;
+  for (const p of postings) {
+    for (const position of p.posT) at = write(positions, at, position, 2);
+    for (const position of p.posB) at = write(positions, at, position, 2);
+  }
+  return { scores, positions };
+}
+
+function write(bytes: Uint8Array, at: number, value: number, width: number): number {
+  for (let i = 0; i < width; i++) bytes[at + i] = (value >>> (8 * i)) & 0xff;
+  return at + width;
+}
+
+/** The number of postings of a sealed block's scores. */
+export function sealedCount(scores: Uint8Array): number {
+  return scores[1]! | (scores[2]! << 8);
+}
+
+/** A reusable place to decode scores into: arrays grown to the largest block seen. */
+export function scoreColumns(capacity = 256): ScoreColumns {
+  return { count: 0, docs: new Uint32Array(capacity), tfT: new Uint16Array(capacity), tfB: new Uint16Array(capacity), lenT: new Uint16Array(capacity), lenB: new Uint16Array(capacity) };
+}
+
+/** Decodes a sealed block's scores into `into` (its arrays grown if need be); returns it. */
+export function decodeScores(scores: Uint8Array, into: ScoreColumns = scoreColumns(sealedCount(scores))): ScoreColumns {
+  const count = sealedCount(scores);
+  if (into.docs.length < count) Object.assign(into, scoreColumns(count));
+  const codes = scores[0]!;
+  const gapW = WIDTH[codes & 3]!;
+  const tfW = WIDTH[(codes >> 2) & 3]!;
+  const lenTW = WIDTH[(codes >> 4) & 3]!;
+  const lenBW = WIDTH[(codes >> 6) & 3]!;
+  into.count = count;
+  const docs = into.docs;
+  let doc = (scores[3]! | (scores[4]! << 8) | (scores[5]! << 16) | (scores[6]! << 24)) >>> 0;
+  docs[0] = doc;
+  let at = 7;
+  if (gapW === 1) for (let i = 1; i < count; i++) docs[i] = doc += scores[at++]!;
+  else if (gapW === 2) for (let i = 1; i < count; i++, at += 2) docs[i] = doc += scores[at]! | (scores[at + 1]! << 8);
+  else for (let i = 1; i < count; i++, at += 4) docs[i] = doc += (scores[at]! | (scores[at + 1]! << 8) | (scores[at + 2]! << 16) | (scores[at + 3]! << 24)) >>> 0;
+  at = readColumn(scores, at, count, tfW, into.tfT);
+  at = readColumn(scores, at, count, tfW, into.tfB);
+  at = readColumn(scores, at, count, lenTW, into.lenT);
+  readColumn(scores, at, count, lenBW, into.lenB);
+  return into;
+}
+
+function readColumn(bytes: Uint8Array, at: number, count: number, width: number, into: Uint16Array): number {
+  if (width === 1) {
+    for (let i = 0; i < count; i++) into[i] = bytes[at + i]!;
+    return at + count;
+  }
+  // Counts and lengths fit 16 bits (MAX_FIELD_WORDS): a 4-byte width never occurs for them.
+  for (let i = 0; i < count; i++, at += 2) into[i] = bytes[at]! | (bytes[at + 1]! << 8);
+  return at;
+}
+
+/** A sealed block decoded whole, positions included, as the phrase search and the writer read it; into `into`'s arrays when given. */
+export function decodeSealed(block: SealedBlock, into?: FullColumns): Block {
+  const c = decodeScores(block.scores, into);
+  const n = block.positions.byteLength / 2;
+  let positions = into?.positions;
+  if (!positions || positions.length < n) positions = new Uint16Array(into ? Math.max(n, 2 * (positions?.length ?? 0)) : n);
+  for (let i = 0, at = 0; i < n; i++, at += 2) positions[i] = block.positions[at]! | (block.positions[at + 1]! << 8);
+  if (!into) return { count: c.count, docs: c.docs, tfT: c.tfT, tfB: c.tfB, lenT: c.lenT, lenB: c.lenB, positions };
+  into.positions = positions;
+  into.starts = undefined;
+  return into;
+}
+
+/** A reusable place to decode a whole sealed block into (decodeSealed). */
+export type FullColumns = ScoreColumns & { positions: Uint16Array; starts?: Uint32Array };
+
+/** An empty FullColumns, its arrays grown on use. */
+export function fullColumns(): FullColumns {
+  return { ...scoreColumns(), positions: new Uint16Array(1024) };
+}
