@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN } from '../shared/domain/idempotency.js';
+import { RANKING } from '../shared/domain/rank.js';
 import { LIMITS, RECORD_TYPES } from '../shared/domain/record.js';
 import {
   classifyInputSchema,
@@ -31,14 +32,14 @@ Pick the type:
 ${TYPES}
 If unsure, call memory_classify first.
 
-The title is the main search signal (a match in the title weighs three times a match in the body): write a short, self-contained statement with the words someone would search for later, such as "The user prefers dark mode". Put context, reasons, names and numbers in the body.
+The title is the main search signal (a match in the title weighs ${RANKING.titleWeight} times a match in the body): write a short, self-contained statement with the words someone would search for later, such as "The user prefers dark mode". Put context, reasons, names and numbers in the body.
 
 A call stores a new record each time. To make a retry safe, pass the same idempotency_key: within 24 hours the same key and record store it only once.`;
 
 const RECALL = `Search the long-term memory for records stored earlier, by you or other agents of the same tenant.
 Use it before answering when earlier conversations may matter: the user's preferences and context, past decisions, open follow-ups, what was delivered or said.
 
-q is plain English, not a query language: records matching any of its words (stemmed, so "running" finds "runs") or "quoted phrases" come back best first, with a rank from 0 to 1; titles weigh three times bodies. Without q, the newest records come first. Filter by type, agent_id, client or since; limit is 1 to 100 (default 20).
+q is plain English, not a query language: records matching any of its words (stemmed, so "running" finds "runs") or "quoted phrases" come back best first, with a rank from 0 to 1; titles weigh ${RANKING.titleWeight} times bodies. Without q, the newest records come first. Filter by type, agent_id, client or since; limit is 1 to 100 (default 20).
 
 The answer is a numbered list: each record's title, then its type, rank, creation time, agent, client and id, then its body (a very long body is cut in the text, and says so).`;
 

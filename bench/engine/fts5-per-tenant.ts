@@ -34,7 +34,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../shared/adapters/local/database.js';
 import { isEmptyQuery, searchableText, type ParsedQuery } from '../../shared/domain/query-parse.js';
-import { clauseScore, clauseWeight, idf, RANKING, type ClauseWeight, type CollectionStats } from '../../shared/search/scoring.js';
+import { clauseScore, clauseWeight, idf, type ClauseWeight, type CollectionStats } from '../../shared/search/scoring.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import { LOAD_BATCH, type EngineDesign, type EngineDoc, type ScoredSeq } from './design.js';
 import { tenantToken } from './fts5-shared.js';
 import { closeDesignDatabase, FTS5_TOKENIZE, openDesignDatabase } from './sqlite.js';

@@ -20,7 +20,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseQuery } from '../../shared/domain/query-parse.js';
-import { RANKING, type Bm25Params } from '../../shared/search/scoring.js';
+import { RANKING, type Bm25Params } from '../../shared/domain/rank.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { addDocuments } from '../../shared/search/writer.js';

@@ -5,7 +5,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { RECORDS_TEMPLATE_VERSION } from '../../shared/adapters/aws/opensearch/mapping.js';
-import { RANKING } from '../../shared/search/scoring.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import type { StageConfig } from '../stage.js';
 import { MemoryFunction } from './functions.js';
 

@@ -14,7 +14,7 @@ export interface RecordInput {
    */
   type: "fact" | "decision" | "exchange" | "deliverable" | "open_item" | "signal";
   /**
-   * A short statement of what the record says, in plain English, with the words someone would search for. The title is the main search signal: a match in the title weighs three times a match in the body. At most 2048 characters.
+   * A short statement of what the record says, in plain English, with the words someone would search for. The title is the main search signal: a match in the title weighs 4 times a match in the body. At most 2048 characters.
    */
   title: string;
   /**
@@ -37,7 +37,7 @@ export interface RecordInput {
  */
 export interface RecallQuery {
   /**
-   * Free text in English, never a query language. Records matching any word or "quoted phrase" are returned, best first; titles weigh three times bodies. Absent or blank: the newest records first.
+   * Free text in English, never a query language. Records matching any word or "quoted phrase" are returned, best first; titles weigh 4 times bodies. Absent or blank: the newest records first.
    */
   q?: string;
   /**

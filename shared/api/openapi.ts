@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
+import { RANKING } from '../domain/rank.js';
 import { LIMITS } from '../domain/record.js';
 import {
   classificationSchema,
@@ -124,7 +125,7 @@ export function openApiDocument(): JsonObject {
           operationId: 'memory_recall',
           summary: 'Search records',
           description:
-            "Searches the tenant's records: English full-text search over title and body (BM25, the title weighing three times " +
+            `Searches the tenant's records: English full-text search over title and body (BM25, the title weighing ${RANKING.titleWeight} times ` +
             'the body), best first; without `q`, the newest first. Parameters not listed are ignored; a repeated parameter ' +
             'takes its last value. Only a 200 counts against the monthly query quota.',
           parameters: searchParameters(),

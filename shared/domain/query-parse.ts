@@ -8,15 +8,16 @@ import { isBlank } from './text.js';
  */
 export interface ParsedQuery {
   /**
-   * Lower-cased words outside quotes, de-duplicated, without stop words (ENGLISH_STOP_WORDS), and without
-   * function words (QUERY_FUNCTION_WORDS) unless the query has nothing else. Stemming is the engine's job.
+   * Lower-cased words outside quotes, in order, without stop words (ENGLISH_STOP_WORDS), and without
+   * function words (QUERY_FUNCTION_WORDS) unless the query has nothing else. A word the query repeats is
+   * here as often (BM25's query term frequency: it weighs that much more). Stemming is the engine's job.
    */
   terms: string[];
   /** Each quoted phrase as its lower-cased words, in order; stop words stay, since a phrase is exact. */
   phrases: string[][];
 }
 
-/** At most this many terms and phrases are kept from one query; the rest is ignored. */
+/** At most this many terms (a repeated word counting each time) and phrases are kept from one query; the rest is ignored. */
 export const MAX_QUERY_CLAUSES = 64;
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
@@ -44,7 +45,6 @@ export function parseQuery(q: string | undefined | null): ParsedQuery | null {
   if (q === undefined || q === null || isBlank(q)) return null;
   const candidates: string[] = [];
   const phrases: string[][] = [];
-  const seenTerms = new Set<string>();
   const seenPhrases = new Set<string>();
   const segments = q.split('"');
   // Segments alternate outside/inside quotes. With an odd count of quotes the last segment has no
@@ -61,11 +61,7 @@ export function parseQuery(q: string | undefined | null): ParsedQuery | null {
       }
       return;
     }
-    for (const w of ws) {
-      if (ENGLISH_STOP_WORDS.has(w) || seenTerms.has(w)) continue;
-      seenTerms.add(w);
-      candidates.push(w);
-    }
+    for (const w of ws) if (!ENGLISH_STOP_WORDS.has(w)) candidates.push(w);
   });
   // Function words count only in a query that has nothing else: "what did you do?" still searches.
   const content = candidates.filter((w) => !QUERY_FUNCTION_WORDS.has(w));

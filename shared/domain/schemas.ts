@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { jsonValueProblem } from './json-value.js';
 import { LIMITS, RECORD_TYPES } from './record.js';
+import { RANKING } from './rank.js';
 import { parseSince } from './since.js';
 import { codePoints, isBlank, malformedTextProblem, utf8Bytes } from './text.js';
 
@@ -80,7 +81,7 @@ export const recordTypeSchema = z.enum(RECORD_TYPES).meta({ description: `The ki
 
 const titleDescription =
   'A short statement of what the record says, in plain English, with the words someone would search for. ' +
-  'The title is the main search signal: a match in the title weighs three times a match in the body.';
+  `The title is the main search signal: a match in the title weighs ${RANKING.titleWeight} times a match in the body.`;
 
 /** Body of `POST /api/v1/record`. Unknown fields are rejected, so a misspelt field is never dropped. */
 export const recordInputSchema = z
@@ -111,7 +112,7 @@ export const searchParamsSchema = z.object({
   q: z.string().optional().meta({
     description:
       'Free text in English, never a query language. Records matching any word or "quoted phrase" are returned, best first; ' +
-      'titles weigh three times bodies. Absent or blank: the newest records first.',
+      `titles weigh ${RANKING.titleWeight} times bodies. Absent or blank: the newest records first.`,
   }),
   agent_id: optionalTag(LIMITS.agentIdChars).meta({ description: 'Only records written by this agent (exact match).' }),
   type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),

@@ -1,5 +1,6 @@
 import { MAX_FIELD_WORDS, type Block, type Posting } from './block.js';
-import { clauseScore, RANKING, type ClauseWeight } from './scoring.js';
+import { clauseScore, type ClauseWeight } from './scoring.js';
+import { RANKING } from '../domain/rank.js';
 
 /**
  * What bounds a block's scores without reading it: its document range, its extreme counts and lengths,

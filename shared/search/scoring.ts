@@ -9,14 +9,11 @@
  *   idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)).
  * The IDF is Lucene's, ln(1 + (N − n + 0.5) / (n + 0.5)): positive for every word, however common, where
  * the classic form (FTS5's) goes negative and is clamped to a near-zero constant. N, n and avgdl are the
- * tenant's own: no other tenant's records move a rank.
+ * tenant's own: no other tenant's records move a rank. k1, b and the title weight are the domain's
+ * (shared/domain/rank.ts, RANKING), which OpenSearch ranks with too.
  */
-export interface Bm25Params {
-  k1: number;
-  b: number;
-  /** How many body occurrences one title occurrence is worth. */
-  titleWeight: number;
-}
+import type { Bm25Params } from '../domain/rank.js';
+
 
 /** The tenant's statistics a score needs. */
 export interface CollectionStats {
@@ -59,11 +56,3 @@ export function clauseScore(w: ClauseWeight, tfT: number, tfB: number, lenT: num
   const dl = w.titleWeight * lenT + lenB;
   return (w.idf * tf * (w.k1 + 1)) / (tf + w.k1 * (1 - w.b + (w.b * dl) / w.avgLength));
 }
-
-/**
- * The parameters the service ranks with: the best mean nDCG@10 over Cranfield, CACM, the agent-memory set
- * and its question-shaped twin, on a grid of 720 combinations (`npx tsx bench/quality/tune.ts`; the run is
- * in bench/results/ranking-grid-2026-11-25.md, the choice in docs/benchmarks.md, "Ranking parameters").
- * The OpenSearch index and query are set up with the same values.
- */
-export const RANKING: Bm25Params = { k1: 1.5, b: 0.5, titleWeight: 3 };

@@ -1,7 +1,8 @@
 import { analyze } from './analyzer.js';
 import { ClauseCursor } from './cursor.js';
 import { phrasePostings, termPostings, type Columns, type TermPostings } from './postings.js';
-import { clauseWeight, idf, RANKING, type Bm25Params, type CollectionStats } from './scoring.js';
+import { clauseWeight, idf, type CollectionStats } from './scoring.js';
+import { RANKING, type Bm25Params } from '../domain/rank.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
 import { TopK } from './top-k.js';
@@ -29,22 +30,31 @@ export interface SearchOptions {
 
 /**
  * A clause of the query as the index reads it: a term, or a phrase of terms. Each word of the query's
- * terms may analyze to more than one term ("e-mail"); each becomes a clause, once.
+ * terms may analyze to more than one term ("e-mail"); each becomes a clause, once, however many times the
+ * query names it.
  */
 export interface Clause {
   /** The terms: one for a term clause, two or more for a phrase. */
   terms: string[];
+  /** How many times the query names it ("heat" in "heat heated"): its weight is multiplied by this. */
+  count: number;
 }
 
 /** The clauses of a query, in a fixed order (phrases first, then terms), the order scores are summed in. */
 export function clausesOf(query: TextQuery): Clause[] {
   const clauses: Clause[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, Clause>();
   const add = (terms: string[]) => {
     const key = terms.join(' ');
-    if (terms.length === 0 || seen.has(key)) return;
-    seen.add(key);
-    clauses.push({ terms });
+    if (terms.length === 0) return;
+    const known = seen.get(key);
+    if (known) {
+      known.count++;
+      return;
+    }
+    const clause = { terms, count: 1 };
+    seen.set(key, clause);
+    clauses.push(clause);
   };
   for (const phrase of query.phrases) add(analyze(phrase.join(' ')));
   for (const word of query.terms) for (const term of analyze(word)) add([term]);
@@ -60,8 +70,9 @@ function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionSta
     if (parts.some((p) => p === null)) return;
     const present = parts as TermPostings[];
     // A phrase weighs the sum of its terms' IDFs, as Lucene's PhraseQuery does: no count of the phrase's
-    // documents is needed, so a phrase costs what its rarest term costs.
-    const weight = clauseWeight(params, stats, present.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
+    // documents is needed, so a phrase costs what its rarest term costs. A clause the query names n times
+    // weighs n times as much.
+    const weight = clauseWeight(params, stats, clause.count * present.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
     if (present.length === 1) {
       cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load));
       return;

@@ -13,7 +13,7 @@ import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
 import type { RecordStore } from '../../shared/ports.js';
-import { RANKING } from '../../shared/search/scoring.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import { runPortSuite } from './port-suite.js';
 
 /**

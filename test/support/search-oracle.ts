@@ -1,6 +1,7 @@
 import { analyze } from '../../shared/search/analyzer.js';
 import { MAX_FIELD_WORDS } from '../../shared/search/block.js';
-import { clauseScore, clauseWeight, idf, RANKING, type Bm25Params } from '../../shared/search/scoring.js';
+import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
+import { RANKING, type Bm25Params } from '../../shared/domain/rank.js';
 import { clausesOf, type ScoredDoc, type TextQuery } from '../../shared/search/searcher.js';
 import type { SearchDocument } from '../../shared/search/writer.js';
 
@@ -18,7 +19,7 @@ export function oracleSearch(
   const { analyzed, stats, df } = analysisOf(documents);
   const clauses = clausesOf(query).map((clause) => {
     const present = clause.terms.every((t) => df.has(t));
-    const weight = clauseWeight(params, stats, clause.terms.reduce((sum, t) => sum + idf(stats.docs, df.get(t) ?? 0), 0));
+    const weight = clauseWeight(params, stats, clause.count * clause.terms.reduce((sum, t) => sum + idf(stats.docs, df.get(t) ?? 0), 0));
     return { terms: clause.terms, present, weight };
   });
   const occurrences = (field: string[], terms: string[]) => {

@@ -14,7 +14,7 @@ import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type StoredRecord } from '../../shared/domain/record.js';
-import { RANKING } from '../../shared/search/scoring.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import { FakeOpenSearch, type Reply } from '../support/fake-opensearch.js';
 
 const INDEX = 'memory-records';

@@ -1,4 +1,4 @@
-import { RANKING } from '../../shared/search/scoring.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import { buildSearchRequest, TITLE_BOOST } from '../../shared/adapters/aws/opensearch/query.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import type { SearchQuery } from '../../shared/ports.js';

@@ -7,8 +7,9 @@ describe('parseQuery', () => {
     expect(parseQuery(' \t\n')).toBeNull();
   });
 
-  test('words are lower-cased, de-duplicated, and stop words dropped', () => {
-    expect(parseQuery('The Dark dark MODE of it')).toEqual({ terms: ['dark', 'mode'], phrases: [] });
+  test('words are lower-cased and stop words dropped; a repeated word stays repeated, since it weighs more', () => {
+    expect(parseQuery('The Dark dark MODE of it')).toEqual({ terms: ['dark', 'dark', 'mode'], phrases: [] });
+    expect(parseQuery('"dark mode" dark "dark mode"')).toEqual({ terms: ['dark'], phrases: [['dark', 'mode']] });
   });
 
   test("a question's function words are left out when it has other words, and searched when it has none", () => {
@@ -42,8 +43,9 @@ describe('parseQuery', () => {
     expect(parseQuery('暗い モード café')!.terms).toEqual(['暗い', 'モード', 'café']);
   });
 
-  test('at most MAX_QUERY_CLAUSES clauses are kept', () => {
+  test('at most MAX_QUERY_CLAUSES clauses are kept, a repeated word counting each time', () => {
     const q = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
     expect(parseQuery(q)!.terms).toHaveLength(MAX_QUERY_CLAUSES);
+    expect(parseQuery('heat '.repeat(5000))!.terms).toEqual(Array(MAX_QUERY_CLAUSES).fill('heat'));
   });
 });

@@ -2,7 +2,8 @@ import { analyze } from '../../shared/search/analyzer.js';
 import { appendPostings, BLOCK_SIZE, blockPostings, encodeBlock, sliceBlock, type Posting } from '../../shared/search/block.js';
 import { blockBound, decodeMetas, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
 import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../shared/search/sealed.js';
-import { clauseScore, clauseWeight, idf, RANKING } from '../../shared/search/scoring.js';
+import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
@@ -186,6 +187,19 @@ describe('tenants', () => {
     const seen = new Set(qs.flatMap((q) => searchIndex(storage, 'a', q, { k: 100 }).map((r) => r.doc)));
     expect([...seen].every((doc) => doc <= 500)).toBe(true);
   });
+});
+
+test('a word the query names twice weighs twice: every score doubles, the order stays', () => {
+  const storage = new MemoryPostingStorage();
+  const docs = corpus(8, 800);
+  addDocuments(storage, 't', docs);
+  const once = searchIndex(storage, 't', { terms: ['w3x'], phrases: [] }, { k: 50 });
+  const twice = searchIndex(storage, 't', { terms: ['w3x', 'w3x'], phrases: [] }, { k: 50 });
+  expect(once.length).toBeGreaterThan(10);
+  expect(twice.map((h) => h.doc)).toEqual(once.map((h) => h.doc));
+  twice.forEach((h, i) => expect(h.score).toBeCloseTo(2 * once[i]!.score, 12));
+  // And against another word, it now counts double.
+  expect(searchIndex(storage, 't', { terms: ['w3x', 'w5x', 'w3x'], phrases: [] }, { k: 10 })).toEqual(oracleSearch(docs, { terms: ['w3x', 'w5x', 'w3x'], phrases: [] }, 10));
 });
 
 test('phrases match words in order within one field, and count each place they start', () => {

@@ -1,7 +1,7 @@
 import type { API, Client, Types } from '@opensearch-project/opensearch';
 import { searchableText } from '../../../domain/query-parse.js';
 import { deserializeRecord, serializeRecord, type Classification, type RecordType, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
-import { RANKING } from '../../../search/scoring.js';
+import { RANKING } from '../../../domain/rank.js';
 
 /**
  * What a record looks like in OpenSearch: the index template (settings and mapping) and the document

@@ -1,7 +1,7 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import { isEmptyQuery } from '../../../domain/query-parse.js';
 import type { SearchQuery } from '../../../ports.js';
-import { RANKING } from '../../../search/scoring.js';
+import { RANKING } from '../../../domain/rank.js';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 
