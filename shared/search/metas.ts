@@ -26,7 +26,15 @@ export interface BlockMeta {
   minLenB: number;
   /** (tfT, tfB, lenT, lenB) of each impact, four u16 after another. */
   impacts: Uint16Array;
+  /**
+   * The title weight the impacts were computed for, in hundredths: a search with another one (a stored
+   * index after RANKING changed, or the tuning grid) bounds the block by its extremes instead.
+   */
+  impactWeight: number;
 }
+
+/** A title weight as the metas store it: in hundredths. */
+const hundredths = (weight: number) => Math.round(weight * 100);
 
 /** The title weight the impacts are computed for: the service's (scoring.ts). */
 export const IMPACT_WEIGHT = RANKING.titleWeight;
@@ -60,6 +68,7 @@ function metaOfColumns(b: Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' 
     minLenT: MAX_FIELD_WORDS,
     minLenB: MAX_FIELD_WORDS,
     impacts: impactsOf(b),
+    impactWeight: hundredths(IMPACT_WEIGHT),
   };
   for (let i = 0; i < b.count; i++) {
     meta.maxTfT = Math.max(meta.maxTfT, b.tfT[i]!);
@@ -100,7 +109,8 @@ function impactsOf(b: Pick<Block, 'count' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): U
 
 /**
  * The metas of a term's sealed blocks, as stored, one after another: u32 first, u32 last, u16 count,
- * maxTfT, maxTfB, minLenT, minLenB, u16 the number of impacts, then each impact's four u16.
+ * maxTfT, maxTfB, minLenT, minLenB, u16 the number of impacts, u16 their title weight in hundredths, then
+ * each impact's four u16.
  */
 export function encodeMetas(metas: readonly BlockMeta[]): Uint8Array {
   let size = 0;
@@ -111,7 +121,7 @@ export function encodeMetas(metas: readonly BlockMeta[]): Uint8Array {
   for (const m of metas) {
     view.setUint32(at, m.first, true);
     view.setUint32(at + 4, m.last, true);
-    const u16 = [m.count, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB, m.impacts.length / 4, ...m.impacts];
+    const u16 = [m.count, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB, m.impacts.length / 4, m.impactWeight, ...m.impacts];
     at += 8;
     for (const v of u16) {
       view.setUint16(at, v, true);
@@ -121,7 +131,7 @@ export function encodeMetas(metas: readonly BlockMeta[]): Uint8Array {
   return bytes;
 }
 
-const META_HEADER = 8 + 2 * 6;
+const META_HEADER = 8 + 2 * 7;
 
 export function decodeMetas(bytes: Uint8Array): BlockMeta[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -130,8 +140,8 @@ export function decodeMetas(bytes: Uint8Array): BlockMeta[] {
   while (at < bytes.byteLength) {
     const u16 = (i: number) => view.getUint16(at + 8 + 2 * i, true);
     const impacts = new Uint16Array(4 * u16(5));
-    for (let i = 0; i < impacts.length; i++) impacts[i] = u16(6 + i);
-    metas.push({ first: view.getUint32(at, true), last: view.getUint32(at + 4, true), count: u16(0), maxTfT: u16(1), maxTfB: u16(2), minLenT: u16(3), minLenB: u16(4), impacts });
+    for (let i = 0; i < impacts.length; i++) impacts[i] = u16(7 + i);
+    metas.push({ first: view.getUint32(at, true), last: view.getUint32(at + 4, true), count: u16(0), maxTfT: u16(1), maxTfB: u16(2), minLenT: u16(3), minLenB: u16(4), impacts, impactWeight: u16(6) });
     at += META_HEADER + 2 * impacts.length;
   }
   return metas;
@@ -187,11 +197,11 @@ export class MetaTable {
   bounds(w: ClauseWeight): Float64Array {
     const out = new Float64Array(this.length);
     const b = this.sealed;
-    const exact = w.titleWeight === IMPACT_WEIGHT;
+    const weight = hundredths(w.titleWeight);
     for (let i = 0; i < this.offsets.length; i++) {
       const at = this.offsets[i]!;
       const impacts = u16(b, at + 18);
-      if (!exact || impacts === 0) {
+      if (impacts === 0 || u16(b, at + 20) !== weight) {
         out[i] = clauseScore(w, u16(b, at + 10), u16(b, at + 12), u16(b, at + 14), u16(b, at + 16));
         continue;
       }
@@ -209,7 +219,7 @@ export class MetaTable {
 
 /** The most a document of the block can score: exact from its impacts, or from its extremes for another title weight. */
 export function blockBound(w: ClauseWeight, m: BlockMeta): number {
-  if (w.titleWeight !== IMPACT_WEIGHT || m.impacts.length === 0) return clauseScore(w, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB);
+  if (m.impacts.length === 0 || m.impactWeight !== hundredths(w.titleWeight)) return clauseScore(w, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB);
   let best = 0;
   for (let i = 0; i < m.impacts.length; i += 4) best = Math.max(best, clauseScore(w, m.impacts[i]!, m.impacts[i + 1]!, m.impacts[i + 2]!, m.impacts[i + 3]!));
   return best;

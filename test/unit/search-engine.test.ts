@@ -80,6 +80,13 @@ test('the meta table reads the bounds of the stored metas, and of the ones kept 
     expect(Array.from(table.bounds(w))).toEqual(metas.map((m) => blockBound(w, m)));
   }
   expect(MetaTable.of(null, []).length).toBe(0);
+  // Impacts kept for another title weight (an index written before RANKING changed) bound by the extremes.
+  const stale = metas.map((m) => ({ ...m, impactWeight: m.impactWeight + 100 }));
+  const w = clauseWeight(RANKING, { docs: 600, titleWords: 3000, bodyWords: 12000 }, 1.7);
+  const extremes = metas.map((m) => clauseScore(w, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB));
+  expect(Array.from(MetaTable.of(encodeMetas(stale), []).bounds(w))).toEqual(extremes);
+  expect(stale.map((m) => blockBound(w, m))).toEqual(extremes);
+  expect(extremes.some((bound, i) => bound > blockBound(w, metas[i]!))).toBe(true);
 });
 
 test('the IDF stays positive for a word in every document, and falls as the word gets commoner', () => {
