@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
+import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import { parseQuery } from '../shared/domain/query-parse.js';
 import { parseSince } from '../shared/domain/since.js';
 import { MemoryClient } from '../sdk/src/index.js';
@@ -63,6 +64,7 @@ note(`corpus: ${tenants.size} tenants (${tenantsFor(corpusOptions).map((t) => `$
 const client = new BenchHttp(server.url);
 const writes = await loadCorpus(client, tenants, corpusOptions);
 await classificationDrained(server.dataDir);
+await mergeDrained(server.dataDir);
 const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });
 const http: SearchRun[] = [];
 for (const concurrency of CONCURRENCIES) {
@@ -188,6 +190,27 @@ function smallerRun(records: number, seed: number): BenchResults | null {
     .filter((r) => r.mode === 'full' && r.corpus.records === records && r.corpus.seed === seed && r.searches.engineByTenant !== undefined)
     .sort((a, b) => a.date.localeCompare(b.date));
   return runs.at(-1) ?? null;
+}
+
+/**
+ * Waits until the server's merge thread has taken every record written into the search index, so that the
+ * searches are timed on the index and not on a tail (search-merge.ts); the merge runs within a second of the
+ * last write.
+ */
+async function mergeDrained(dataDir: string): Promise<void> {
+  const adapters = openSqliteAdapters(join(dataDir, 'memory.db'), { merger: () => ({ wake: () => undefined, close: async () => undefined }) });
+  const merge = new SearchMerge(adapters.db);
+  const total = merge.pending();
+  const bar = progress('waiting for the search index to merge the writes', total);
+  let last = total;
+  for (let n = total; n > 0; n = merge.pending()) {
+    bar.tick(last - n);
+    last = n;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  bar.tick(last);
+  bar.finish();
+  adapters.close();
 }
 
 /**

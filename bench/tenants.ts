@@ -40,6 +40,7 @@ import { JobLoop } from '../local/job-loop.js';
 import { createTenantWithKey } from '../local/tenants.js';
 import { openReadOnlyDatabase } from '../shared/adapters/local/database.js';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import type { InlineMerger } from '../shared/adapters/local/search-merger.js';
 import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
 import { parseQuery } from '../shared/domain/query-parse.js';
@@ -181,6 +182,8 @@ async function build(label: string, groups: { count: number; perTenant: number; 
   }
   const classifySeconds = (performance.now() - classifyStarted) / 1000;
   classifyBar.finish();
+  // Every record in the search index, as the server's merge thread leaves it a second after the last write.
+  (adapters.merger as InlineMerger).mergeAll();
   adapters.db.pragma('wal_checkpoint(TRUNCATE)');
   adapters.close();
   return { label, dir, tenants, records, loadSeconds, classifySeconds };

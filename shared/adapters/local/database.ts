@@ -93,11 +93,13 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // The search engine of shared/search replaces FTS5 (docs/architecture.md, "Search"): its tables, with the
   // merge mark at 0, so that the records already stored are the tail until a merge takes them in (at open,
-  // when there are many: search-merge.ts), and the index by which a search finds its tenant's tail.
+  // when there are many: search-merge.ts); the index by which a search finds its tenant's tail; and one by
+  // agent, from which a search by agent takes the agent's records (an agent's key searches only its own).
   `
   ${POSTING_TABLES_SQL}
   DROP TABLE records_fts;
   CREATE INDEX records_tenant_seq ON records(tenant_id, seq);
+  CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
   `,
 ];
 
@@ -111,6 +113,11 @@ export const MIGRATIONS: readonly string[] = [
  *
  * With `mustExist`, a missing file is an error (better-sqlite3's) and nothing is created, not even the
  * directory: the admin CLI must not start a new, empty database beside the one the server uses.
+ *
+ * With `progress`, the process is the one that serves searches (the server): a large backlog of records
+ * above the search index's merge mark (an upgraded database) is merged before anything else, with
+ * `progress` lines (search-merge.ts, mergeBacklogAtOpen). Other processes (the admin CLI, a benchmark that
+ * looks at the server's file) leave merging to the server.
  */
 export function openDatabase(
   file: string,
@@ -124,7 +131,7 @@ export function openDatabase(
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
-  mergeBacklogAtOpen(db, progress);
+  if (progress) mergeBacklogAtOpen(db, progress);
   return db;
 }
 

@@ -77,48 +77,57 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
-    // The record filters, as conditions on a table alias; the tenant is checked apart.
+    // The record filters, as conditions on a table alias and their values in order; the tenant is checked apart.
     const conditions: string[] = [];
-    const params: Record<string, unknown> = { tenant: tenantId, limit: query.limit };
+    const values: unknown[] = [];
     for (const field of ['agent_id', 'type', 'client'] as const) {
       const value = query[field];
       if (value !== undefined && value !== null) {
-        conditions.push(`${field} = @${field}`);
-        params[field] = value;
+        conditions.push(`${field} = ?`);
+        values.push(value);
       }
     }
     if (query.since !== undefined) {
-      conditions.push('created_at >= @since');
-      params.since = query.since;
+      conditions.push('created_at >= ?');
+      values.push(query.since);
     }
     const on = (alias: string) => conditions.map((c) => ` AND ${alias}.${c}`).join('');
 
     if (query.text === null) {
       const rows = this.statement(
-        `SELECT r.* FROM records r WHERE r.tenant_id = @tenant${on('r')} ORDER BY r.created_at DESC, r.seq DESC LIMIT @limit`,
-      ).all(params) as RecordRow[];
+        `SELECT r.* FROM records r WHERE r.tenant_id = ?${on('r')} ORDER BY r.created_at DESC, r.seq DESC LIMIT ?`,
+      ).all(tenantId, ...values, query.limit) as RecordRow[];
       return rows.map((row) => ({ ...row, rank: 0 }));
     }
     if (isEmptyQuery(query.text)) return [];
 
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
-    // only about a record that would enter the top `limit`, from the covering index `records_filters`.
-    const accept =
-      conditions.length === 0
-        ? undefined
-        : (() => {
-            const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = @seq AND m.tenant_id = @tenant${on('m')}`);
-            const { limit: _, ...filters } = params;
-            return (seq: number) => check.get({ ...filters, seq }) !== undefined;
-          })();
-    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, accept, tail: this.tailOf(tenantId) });
+    // only about a record that would enter the top `limit`.
+    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, accept: this.acceptOf(tenantId, query, conditions, values), tail: this.tailOf(tenantId) });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
-    const rows: (RecordRow & { score: number })[] = [];
+    const rows: SearchRow[] = [];
     for (const hit of hits) {
       const found = row.get(hit.doc, tenantId) as RecordRow | undefined;
-      if (found) rows.push({ ...found, score: hit.score });
+      if (found) rows.push({ ...found, rank: rankFromScore(hit.score) });
     }
-    return rows.map(({ score, ...row }) => ({ ...row, rank: rankFromScore(score) }));
+    return rows;
+  }
+
+  /**
+   * The record filters as the engine asks them, one document at a time, in increasing order. A search by
+   * agent takes the agent's records from their index first (`records_tenant_agent_recent`): an agent has a
+   * small part of a tenant's records, and asking the table about each candidate would cost a lookup per
+   * rejected one (thousands, for a common word). The other filters are checked on the covering index
+   * `records_filters`, one lookup a candidate.
+   */
+  private acceptOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[]): ((seq: number) => boolean) | undefined {
+    if (conditions.length === 0) return undefined;
+    const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = ? AND m.tenant_id = ?${conditions.map((c) => ` AND m.${c}`).join('')}`).pluck();
+    const others = conditions.length > 1;
+    const agent = query.agent_id;
+    if (agent === undefined || agent === null) return (seq) => check.get(seq, tenantId, ...values) !== undefined;
+    const mine = new Set(this.statement('SELECT seq FROM records WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[]);
+    return others ? (seq) => mine.has(seq) && check.get(seq, tenantId, ...values) !== undefined : (seq) => mine.has(seq);
   }
 }

@@ -125,7 +125,7 @@ export const OPEN_MERGE_BATCH = 5000;
  * with a progress line per batch; a crash resumes after the last batch. A smaller backlog is left to the
  * searches' tail and the next merge.
  */
-export function mergeBacklogAtOpen(db: Db, progress: (line: string) => void = () => undefined): void {
+export function mergeBacklogAtOpen(db: Db, progress: (line: string) => void): void {
   const merge = new SearchMerge(db);
   const total = merge.pending();
   if (total < OPEN_MERGE_BATCH) return;
