@@ -9,7 +9,7 @@ import type { AwsConfig } from '../shared/adapters/aws/config.js';
 import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
-import { boundedSearches, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
+import { searchWork, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
 import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
 import { ThreadMerger } from '../shared/adapters/local/search-merger.js';
 import { existsSync, rmSync } from 'node:fs';
@@ -77,9 +77,9 @@ function logMerge(logger: Logger, event: MergeThreadEvent): void {
 /**
  * The SQLite search as the server runs it: on worker threads with connections of their own, a deadline
  * and a bounded queue (search-pool.ts), except the searches whose work is bounded below the cost of the
- * hop (the newest records without filters, words the tenant has in few records), which run on the
- * adapters' connection in the server's thread; or, with 0 threads, all on that connection, where a search
- * is one synchronous call that nothing waits behind.
+ * hop (the newest records without filters, words the tenant has in few records), and those of moderate
+ * work when no other search runs, which run on the adapters' connection in the server's thread; or, with
+ * 0 threads, all on that connection, where a search is one synchronous call that nothing waits behind.
  */
 function searchOn(
   sqlite: SqliteAdapters,
@@ -91,7 +91,7 @@ function searchOn(
       threads: config.searchThreads,
       timeoutMs: config.searchTimeoutMs,
       maxWaiting: config.searchQueue,
-      inline: { isBounded: boundedSearches(sqlite.search), index: sqlite.search },
+      inline: { workOf: searchWork(sqlite.search), index: sqlite.search },
     });
   }
   return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
-import { boundedSearches, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
+import { INLINE_MAX_POSTINGS, searchWork, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
@@ -211,36 +211,37 @@ describe('the search pool bounds every search', () => {
   });
 });
 
-describe('searches bounded below the hop, on the caller\'s thread', () => {
+describe("searches on the caller's thread", () => {
   const STALLING = new URL('../support/stalling-search-worker.mjs', import.meta.url);
 
-  test('bounded: the newest records without filters, and words in few records; not filters without q or common words', () => {
-    const bounded = boundedSearches(adapters.search, { maxPostings: 20, maxClauses: 3 });
-    expect(bounded(TENANT, query(null))).toBe(true);
-    expect(bounded(TENANT, query(null, { limit: 100 }))).toBe(true);
-    expect(bounded(TENANT, query(null, { agent_id: 'agent-1' }))).toBe(false);
-    expect(bounded(TENANT, query(null, { type: 'fact' }))).toBe(false);
-    expect(bounded(TENANT, query(null, { client: 'c' }))).toBe(false);
-    expect(bounded(TENANT, query(null, { since: '2026-01-01T00:00:00.000Z' }))).toBe(false);
-    // "note" is in every record, each WORD in an eighth of them (25), "17" in one or two.
-    expect(bounded(TENANT, query('note'))).toBe(false);
-    expect(bounded(TENANT, query('invoice'))).toBe(false);
-    expect(bounded(TENANT, query('17'))).toBe(true);
-    expect(bounded(TENANT, query('17', { agent_id: 'agent-1', type: 'fact' }))).toBe(true);
-    expect(bounded(TENANT, query('117 "17"'))).toBe(true);
-    expect(bounded(TENANT, query('"item 17"'))).toBe(false); // a phrase reads the postings of all its words
-    expect(bounded(TENANT, query('17 note'))).toBe(false);
-    expect(bounded(TENANT, query('zebra-never-stored'))).toBe(true);
-    expect(bounded(TENANT, query('17 18 19 20'))).toBe(false); // more clauses than maxClauses
-    expect(bounded('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(true); // a tenant with no records
-    expect(boundedSearches(adapters.search, { maxPostings: 1000 })(TENANT, query('note invoice'))).toBe(true);
+  test('what a search may cost: the newest records by their limit, words by their frequencies, filters unbounded past a few', () => {
+    const work = searchWork(adapters.search, { maxClauses: 3 });
+    expect(work(TENANT, query(null))).toBe(10);
+    expect(work(TENANT, query(null, { limit: 100 }))).toBe(100);
+    for (const filter of [{ agent_id: 'agent-1' }, { type: 'fact' as const }, { client: 'c' }, { since: '2026-01-01T00:00:00.000Z' }]) {
+      expect(work(TENANT, query(null, filter))).toBe(Infinity);
+    }
+    // "note" is in every record (200), each WORD in an eighth of them (25), "17" in one.
+    expect(work(TENANT, query('note'))).toBe(200);
+    expect(work(TENANT, query('invoice'))).toBe(25);
+    expect(work(TENANT, query('17'))).toBe(1);
+    expect(work(TENANT, query('17 note'))).toBe(201);
+    expect(work(TENANT, query('"item 17"'))).toBe(201); // a phrase reads the postings of all its words
+    expect(work(TENANT, query('17', { type: 'fact' }))).toBe(1);
+    // By agent: only while few candidates are asked one by one (past that, the agent's records are read).
+    expect(work(TENANT, query('17', { agent_id: 'agent-1' }))).toBe(1);
+    expect(work(TENANT, query('invoice', { agent_id: 'agent-1' }))).toBe(25);
+    expect(work(TENANT, query('note', { agent_id: 'agent-1' }))).toBe(Infinity);
+    expect(work(TENANT, query('zebra-never-stored'))).toBe(0);
+    expect(work(TENANT, query('17 18 19 20'))).toBe(Infinity); // more clauses than maxClauses
+    expect(work('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(0); // a tenant with no records
   });
 
-  test('a bounded search is answered on the caller\'s thread, with the same hits, while the threads are busy', async () => {
-    const bounded = boundedSearches(adapters.search);
-    // The stand-in's commands are words no record has, so bounded; they must reach the thread all the same.
-    const isBounded: typeof bounded = (tenantId, q) => !q.text?.terms[0]?.startsWith('block') && bounded(tenantId, q);
-    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { isBounded, index: adapters.search } });
+  test("work below the hop's cost runs on the caller's thread, with the same hits, even while the threads are busy", async () => {
+    const work = searchWork(adapters.search);
+    // The stand-in's commands are words no record has, so cheap; they must reach the thread all the same.
+    const workOf: typeof work = (tenantId, q) => (q.text?.terms[0]?.startsWith('block') ? Infinity : work(tenantId, q));
+    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { workOf, index: adapters.search } });
     try {
       let stuckAnswered = false;
       const stuck = p.search(TENANT, query('block1500')).finally(() => (stuckAnswered = true)); // the one thread is busy
@@ -249,7 +250,7 @@ describe('searches bounded below the hop, on the caller\'s thread', () => {
       expect(await p.search(TENANT, newest)).toEqual(await adapters.search.search(TENANT, newest));
       expect(await p.search(TENANT, rare)).toEqual(await adapters.search.search(TENANT, rare));
       expect(stuckAnswered).toBe(false);
-      // Anything else still goes to the thread: the stand-in answers its one row.
+      // Anything unbounded still goes to the thread: the stand-in answers its one row.
       expect(await p.search(TENANT, query(null, { agent_id: 'agent-1' }))).toHaveLength(1);
       expect(await stuck).toHaveLength(1);
     } finally {
@@ -257,12 +258,28 @@ describe('searches bounded below the hop, on the caller\'s thread', () => {
     }
   });
 
-  test('when boundedness cannot be told, the threads run the search', async () => {
+  test("moderate work runs on the caller's thread when no other search runs or waits, and on the threads otherwise", async () => {
+    const moderate = query('note');
+    const workOf = (_: string, q: SearchQuery) => (q.text?.terms[0]?.startsWith('block') ? Infinity : q === moderate ? INLINE_MAX_POSTINGS + 1 : 0);
+    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { workOf, index: adapters.search } });
+    try {
+      // Idle: the real engine answers (the stand-in would answer its one row).
+      expect(await p.search(TENANT, moderate)).toEqual(await adapters.search.search(TENANT, moderate));
+      // Busy: it goes to the thread, behind the stuck search.
+      const stuck = p.search(TENANT, query('block300'));
+      expect(await p.search(TENANT, moderate)).toHaveLength(1);
+      await stuck;
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("when a search's work cannot be told, the threads run it", async () => {
     const p = poolOf('unused.db', {
       threads: 1,
       entry: STALLING,
       inline: {
-        isBounded: () => {
+        workOf: () => {
           throw new Error('lookup failed');
         },
         index: adapters.search,

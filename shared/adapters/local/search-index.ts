@@ -16,6 +16,9 @@ import { TailCache } from './tail-cache.js';
  * from the records table. Each search runs in one read transaction: the index, the merge mark, the tail and
  * the records it returns are one snapshot, whatever a merge or a write commits meanwhile.
  */
+/** Candidates a search by agent checks one by one before it takes the agent's records whole. */
+const AGENT_SET_AFTER = 64;
+
 export class SqliteSearchIndex implements SearchIndex {
   /** Prepared statements by SQL text: a search has one of a few dozen shapes (which filters it has). */
   private readonly statements = new Map<string, Statement>();
@@ -115,19 +118,25 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * The record filters as the engine asks them, one document at a time, in increasing order. A search by
-   * agent takes the agent's records from their index first (`records_tenant_agent_recent`): an agent has a
-   * small part of a tenant's records, and asking the table about each candidate would cost a lookup per
-   * rejected one (thousands, for a common word). The other filters are checked on the covering index
-   * `records_filters`, one lookup a candidate.
+   * The record filters as the engine asks them, one document at a time, in increasing order: each on the
+   * covering index `records_filters`, one lookup a candidate. A search by agent whose candidates keep being
+   * rejected (an agent has a small part of a tenant's records, and a common word has thousands of
+   * candidates) takes the agent's records from their own index (`records_tenant_agent_recent`) after
+   * AGENT_SET_AFTER lookups, and answers the rest from them.
    */
   private acceptOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[]): ((seq: number) => boolean) | undefined {
     if (conditions.length === 0) return undefined;
     const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = ? AND m.tenant_id = ?${conditions.map((c) => ` AND m.${c}`).join('')}`).pluck();
-    const others = conditions.length > 1;
+    const lookup = (seq: number) => check.get(seq, tenantId, ...values) !== undefined;
     const agent = query.agent_id;
-    if (agent === undefined || agent === null) return (seq) => check.get(seq, tenantId, ...values) !== undefined;
-    const mine = new Set(this.statement('SELECT seq FROM records WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[]);
-    return others ? (seq) => mine.has(seq) && check.get(seq, tenantId, ...values) !== undefined : (seq) => mine.has(seq);
+    if (agent === undefined || agent === null) return lookup;
+    const others = conditions.length > 1;
+    let asked = 0;
+    let mine: Set<number> | null = null;
+    return (seq) => {
+      if (!mine && ++asked <= AGENT_SET_AFTER) return lookup(seq);
+      mine ??= new Set(this.statement('SELECT seq FROM records WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[]);
+      return mine.has(seq) && (!others || lookup(seq));
+    };
   }
 }

@@ -24,46 +24,51 @@ export interface SearchPoolOptions {
   /** The threads' module: the SQLite search worker unless given (the tests give one that stalls on demand). */
   entry?: URL;
   /**
-   * Searches whose cost is bounded below the hop to a thread, run on the caller's thread instead (see
-   * `boundedSearches`); none unless given.
+   * How to run a search on the caller's thread instead: always when its work is below the hop's cost
+   * (INLINE_MAX_POSTINGS), and when no other search is running or waiting, for moderate work
+   * (IDLE_INLINE_MAX_POSTINGS; see `searchWork`). None unless given.
    */
   inline?: InlineSearches;
 }
 
 /** The searches a pool answers on the caller's thread, and the engine it answers them with. */
 export interface InlineSearches {
-  /** True when the search's work is bounded small, whatever the tenant's size. */
-  isBounded(tenantId: string, query: SearchQuery): boolean;
+  /**
+   * An upper bound on the search's work (the postings it may read, the records whose filters it may ask),
+   * whatever the tenant's size; Infinity when nothing bounds it.
+   */
+  workOf(tenantId: string, query: SearchQuery): number;
   /** The engine on a connection of the caller's thread (the server's own, which sees every write at once). */
   index: SearchIndex;
 }
 
-/** How many postings a search may read at most and still run on the server's thread (two blocks of 128). */
+/** Work below the cost of the hop to a thread: always run on the server's thread (two blocks of 128). */
 export const INLINE_MAX_POSTINGS = 256;
 
 /**
- * Which searches are cheaper to run on the server's thread than to hand to a search thread: the hop costs
- * a message each way, two thread wake-ups and a copy of the rows, more than the cheapest searches cost in
- * all. A search is run there only when its work is bounded by construction, never by a guess from the
- * tenant's past:
- * - Without `q` and without filters, it reads the `limit` (at most 100) newest rows from the index on
- *   `(tenant_id, created_at, seq)`. With a filter it is left to the threads: the rows it skips are
- *   unbounded (a rare agent in a large tenant).
- * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
- *   to, and checks the filters on no more documents than that; so a query whose terms together occur in at
- *   most `maxPostings` of the tenant's documents (rare words, words the tenant does not have) is bounded.
- *   The frequencies are the index's (one indexed lookup a term) and the tail's; a query with more clauses
- *   than `maxClauses` goes to the threads without looking.
- * Everything else, whatever it will cost, goes to the threads with their deadline and bounded queue.
+ * Work run on the server's thread when no other search is running or waiting: the threads are there to
+ * search in parallel, and with nothing to run beside, the hop (a message each way, two wake-ups, a copy of
+ * the rows: about half a millisecond here) would be all they add. A few milliseconds of work at most.
  */
-export function boundedSearches(
-  index: SqliteSearchIndex,
-  { maxPostings = INLINE_MAX_POSTINGS, maxClauses = 8 }: { maxPostings?: number; maxClauses?: number } = {},
-): (tenantId: string, query: SearchQuery) => boolean {
+export const IDLE_INLINE_MAX_POSTINGS = 16_384;
+
+/**
+ * How much a search may cost, for the pool to choose where it runs (SqliteSearchPool): a bound by
+ * construction, never a guess from the tenant's past.
+ * - Without `q` and without filters, it reads the `limit` (at most 100) newest rows from the index on
+ *   `(tenant_id, created_at, seq)`: bounded by the limit. With a filter it is unbounded (the rows it skips:
+ *   a rare agent in a large tenant).
+ * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
+ *   to, and asks the filters about no more records than that (an agent filter reads the agent's records only
+ *   after 64 rejections, and so is unbounded past that). The frequencies are the index's (one indexed lookup
+ *   a term) and the tail's; a query with more than `maxClauses` clauses is not counted.
+ */
+export function searchWork(index: SqliteSearchIndex, { maxClauses = 8 }: { maxClauses?: number } = {}): (tenantId: string, query: SearchQuery) => number {
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
-    if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined;
-    return index.workBound(tenantId, query.text, maxClauses) <= maxPostings;
+    if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined ? query.limit : Infinity;
+    const work = index.workBound(tenantId, query.text, maxClauses);
+    return none(query.agent_id) || work <= 64 ? work : Infinity;
   };
 }
 
@@ -90,7 +95,7 @@ interface Thread {
  * that searches use every core instead of queueing on the server's one thread behind each other and behind
  * the writes. The engine (SqliteSearchIndex) is the same one; only where it runs changes. With `inline`,
  * the searches whose work is bounded below the cost of the hop run on the caller's thread instead
- * (`boundedSearches`); what follows is about the others.
+ * (`searchWork`); what follows is about the others.
  *
  * Every search is answered or fails within `timeoutMs`, and what waits is bounded:
  * - A thread runs one search at a time, so the pool always knows which search a reply (or a reply that
@@ -141,13 +146,16 @@ export class SqliteSearchPool implements SearchIndex {
     });
   }
 
-  /** Whether the search is bounded; if that cannot be told (the lookup failed), the threads run it. */
+  /** Whether the search runs on the caller's thread; if its work cannot be told (the lookup failed), the threads run it. */
   private runsInline(inline: InlineSearches, tenantId: string, query: SearchQuery): boolean {
+    let work: number;
     try {
-      return inline.isBounded(tenantId, query);
+      work = inline.workOf(tenantId, query);
     } catch {
       return false;
     }
+    if (work <= INLINE_MAX_POSTINGS) return true;
+    return work <= IDLE_INLINE_MAX_POSTINGS && this.waiting.length === 0 && this.threads.every((thread) => !thread?.task);
   }
 
   /** Stops the threads; searches waiting or in flight fail. */
