@@ -53,56 +53,86 @@ export function metaOf(postings: readonly Posting[]): BlockMeta {
   });
 }
 
-/** The meta of a decoded block (the open block, whose meta is not stored). */
-export function metaOfBlock(block: Block): BlockMeta {
-  return metaOfColumns(block);
+/** The meta of a decoded block (the open block, whose meta is not stored), or of its postings `from` to `to`. */
+export function metaOfBlock(block: Block, from = 0, to = block.count): BlockMeta {
+  if (from === 0 && to === block.count) return metaOfColumns(block);
+  return metaOfColumns({
+    count: to - from,
+    docs: block.docs.subarray(from, to),
+    tfT: block.tfT.subarray(from, to),
+    tfB: block.tfB.subarray(from, to),
+    lenT: block.lenT.subarray(from, to),
+    lenB: block.lenB.subarray(from, to),
+  });
 }
 
 function metaOfColumns(b: Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): BlockMeta {
-  const meta: BlockMeta = {
+  let maxTfT = 0;
+  let maxTfB = 0;
+  let minLenT = MAX_FIELD_WORDS;
+  let minLenB = MAX_FIELD_WORDS;
+  for (let i = 0; i < b.count; i++) {
+    if (b.tfT[i]! > maxTfT) maxTfT = b.tfT[i]!;
+    if (b.tfB[i]! > maxTfB) maxTfB = b.tfB[i]!;
+    if (b.lenT[i]! < minLenT) minLenT = b.lenT[i]!;
+    if (b.lenB[i]! < minLenB) minLenB = b.lenB[i]!;
+  }
+  return {
     first: b.docs[0]!,
     last: b.docs[b.count - 1]!,
     count: b.count,
-    maxTfT: 0,
-    maxTfB: 0,
-    minLenT: MAX_FIELD_WORDS,
-    minLenB: MAX_FIELD_WORDS,
+    maxTfT,
+    maxTfB,
+    minLenT,
+    minLenB,
     impacts: impactsOf(b),
     impactWeight: hundredths(IMPACT_WEIGHT),
   };
-  for (let i = 0; i < b.count; i++) {
-    meta.maxTfT = Math.max(meta.maxTfT, b.tfT[i]!);
-    meta.maxTfB = Math.max(meta.maxTfB, b.tfB[i]!);
-    meta.minLenT = Math.min(meta.minLenT, b.lenT[i]!);
-    meta.minLenB = Math.min(meta.minLenB, b.lenB[i]!);
-  }
-  return meta;
 }
 
 /** The block's Pareto front at IMPACT_WEIGHT (see BlockMeta), merged down to MAX_IMPACTS. */
 function impactsOf(b: Pick<Block, 'count' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): Uint16Array {
   const w = IMPACT_WEIGHT;
-  const c = (i: number) => w * b.tfT[i]! + b.tfB[i]!;
-  const d = (i: number) => w * b.lenT[i]! + b.lenB[i]!;
-  const order = Array.from({ length: b.count }, (_, i) => i).sort((x, y) => c(y) - c(x) || d(x) - d(y));
+  const n = b.count;
+  const c = new Float64Array(n);
+  const d = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    c[i] = w * b.tfT[i]! + b.tfB[i]!;
+    d[i] = w * b.lenT[i]! + b.lenB[i]!;
+  }
+  const order = new Uint16Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((x, y) => c[y]! - c[x]! || d[x]! - d[y]!);
   // By count, highest first: a document is on the front when it is shorter than every one counted higher.
-  const front: number[] = [];
+  const front = new Uint16Array(n);
+  let size = 0;
   let shortest = Infinity;
-  for (const i of order) {
-    if (d(i) < shortest) {
-      front.push(i);
-      shortest = d(i);
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    if (d[i]! < shortest) {
+      front[size++] = i;
+      shortest = d[i]!;
     }
   }
-  const groups = Math.min(front.length, MAX_IMPACTS);
+  const groups = Math.min(size, MAX_IMPACTS);
   const impacts = new Uint16Array(4 * groups);
   for (let g = 0; g < groups; g++) {
     // Neighbours on the front, merged into one that dominates them: the largest counts, the shortest fields.
-    const members = front.slice(Math.floor((g * front.length) / groups), Math.floor(((g + 1) * front.length) / groups));
-    impacts[4 * g] = Math.max(...members.map((i) => b.tfT[i]!));
-    impacts[4 * g + 1] = Math.max(...members.map((i) => b.tfB[i]!));
-    impacts[4 * g + 2] = Math.min(...members.map((i) => b.lenT[i]!));
-    impacts[4 * g + 3] = Math.min(...members.map((i) => b.lenB[i]!));
+    let tfT = 0;
+    let tfB = 0;
+    let lenT = MAX_FIELD_WORDS;
+    let lenB = MAX_FIELD_WORDS;
+    for (let k = Math.floor((g * size) / groups); k < Math.floor(((g + 1) * size) / groups); k++) {
+      const i = front[k]!;
+      if (b.tfT[i]! > tfT) tfT = b.tfT[i]!;
+      if (b.tfB[i]! > tfB) tfB = b.tfB[i]!;
+      if (b.lenT[i]! < lenT) lenT = b.lenT[i]!;
+      if (b.lenB[i]! < lenB) lenB = b.lenB[i]!;
+    }
+    impacts[4 * g] = tfT;
+    impacts[4 * g + 1] = tfB;
+    impacts[4 * g + 2] = lenT;
+    impacts[4 * g + 3] = lenB;
   }
   return impacts;
 }

@@ -33,7 +33,7 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
   if (!head && tailBlocks.length === 0) return null;
   const open = head && head.open.byteLength > 0 ? decodeBlock(head.open) : null;
   const loaded: Block[] = open && open.count > 0 ? [open, ...tailBlocks] : tailBlocks;
-  const metas = MetaTable.of(head && head.sealedLast > 0 ? storage.metas(tenant, term) : null, loaded.map(metaOfBlock));
+  const metas = MetaTable.of(head && head.sealedLast > 0 ? storage.metas(tenant, term) : null, loaded.map((block) => metaOfBlock(block)));
   const sealed = metas.stored;
   let df = head?.df ?? 0;
   for (const block of tailBlocks) df += block.count;

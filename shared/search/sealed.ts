@@ -1,4 +1,4 @@
-import { type Block, type Posting } from './block.js';
+import { positionStart, type Block, type Posting } from './block.js';
 
 /**
  * A sealed block as it is stored: two byte strings, so that a search that needs no positions (every search
@@ -31,36 +31,66 @@ const WIDTH = [1, 2, 4] as const;
 
 /** Encodes the postings (at least one, in document order) as a sealed block. */
 export function encodeSealed(postings: readonly Posting[]): SealedBlock {
-  const count = postings.length;
+  const positions: number[] = [];
+  for (const p of postings) positions.push(...p.posT, ...p.posB);
+  return encodeColumns(
+    postings.length,
+    (i) => postings[i]!.doc,
+    (i) => postings[i]!.posT.length,
+    (i) => postings[i]!.posB.length,
+    (i) => postings[i]!.lenT,
+    (i) => postings[i]!.lenB,
+    Uint16Array.from(positions),
+  );
+}
+
+/** Encodes postings `from` to `to` (excluded) of a decoded block as a sealed block, without a posting object. */
+export function encodeSealedSlice(b: Block, from: number, to: number): SealedBlock {
+  return encodeColumns(
+    to - from,
+    (i) => b.docs[from + i]!,
+    (i) => b.tfT[from + i]!,
+    (i) => b.tfB[from + i]!,
+    (i) => b.lenT[from + i]!,
+    (i) => b.lenB[from + i]!,
+    b.positions.subarray(positionStart(b, from), positionStart(b, to)),
+  );
+}
+
+function encodeColumns(
+  count: number,
+  doc: (i: number) => number,
+  tfT: (i: number) => number,
+  tfB: (i: number) => number,
+  lenT: (i: number) => number,
+  lenB: (i: number) => number,
+  positionList: Uint16Array,
+): SealedBlock {
   let maxGap = 0;
   let maxTf = 0;
   let maxLenT = 0;
   let maxLenB = 0;
-  let positionCount = 0;
   for (let i = 0; i < count; i++) {
-    const p = postings[i]!;
-    if (i > 0) maxGap = Math.max(maxGap, p.doc - postings[i - 1]!.doc);
-    maxTf = Math.max(maxTf, p.posT.length, p.posB.length);
-    maxLenT = Math.max(maxLenT, p.lenT);
-    maxLenB = Math.max(maxLenB, p.lenB);
-    positionCount += p.posT.length + p.posB.length;
+    if (i > 0) maxGap = Math.max(maxGap, doc(i) - doc(i - 1));
+    maxTf = Math.max(maxTf, tfT(i), tfB(i));
+    maxLenT = Math.max(maxLenT, lenT(i));
+    maxLenB = Math.max(maxLenB, lenB(i));
   }
   const codes = [widthCode(maxGap), widthCode(maxTf), widthCode(maxLenT), widthCode(maxLenB)];
   const [gapW, tfW, lenTW, lenBW] = codes.map((c) => WIDTH[c]!) as [number, number, number, number];
   const scores = new Uint8Array(7 + (count - 1) * gapW + count * (2 * tfW + lenTW + lenBW));
   scores[0] = codes[0]! | (codes[1]! << 2) | (codes[2]! << 4) | (codes[3]! << 6);
   let at = write(scores, 1, count, 2);
-  at = write(scores, at, postings[0]!.doc, 4);
-  for (let i = 1; i < count; i++) at = write(scores, at, postings[i]!.doc - postings[i - 1]!.doc, gapW);
-  for (const p of postings) at = write(scores, at, p.posT.length, tfW);
-  for (const p of postings) at = write(scores, at, p.posB.length, tfW);
-  for (const p of postings) at = write(scores, at, p.lenT, lenTW);
-  for (const p of postings) at = write(scores, at, p.lenB, lenBW);
-  const positions = new Uint8Array(2 * positionCount);
-  at = 0;
-  for (const p of postings) {
-    for (const position of p.posT) at = write(positions, at, position, 2);
-    for (const position of p.posB) at = write(positions, at, position, 2);
+  at = write(scores, at, doc(0), 4);
+  for (let i = 1; i < count; i++) at = write(scores, at, doc(i) - doc(i - 1), gapW);
+  for (let i = 0; i < count; i++) at = write(scores, at, tfT(i), tfW);
+  for (let i = 0; i < count; i++) at = write(scores, at, tfB(i), tfW);
+  for (let i = 0; i < count; i++) at = write(scores, at, lenT(i), lenTW);
+  for (let i = 0; i < count; i++) at = write(scores, at, lenB(i), lenBW);
+  const positions = new Uint8Array(2 * positionList.length);
+  for (let i = 0, p = 0; i < positionList.length; i++, p += 2) {
+    positions[p] = positionList[i]! & 0xff;
+    positions[p + 1] = positionList[i]! >>> 8;
   }
   return { scores, positions };
 }

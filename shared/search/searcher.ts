@@ -23,6 +23,12 @@ export interface SearchOptions {
   k: number;
   /** Only documents it accepts are returned (the record filters); called only for a document that would enter the top k. */
   accept?: (doc: number) => boolean;
+  /**
+   * With `accept`: whether it may accept any document in [from, to] (false only when it accepts none). A
+   * window it rules out is skipped unread: where a filter rejects every document (a `since` that leaves
+   * out the older half), no candidate raises the k-th best score, so nothing else would prune there.
+   */
+  acceptsAny?: (from: number, to: number) => boolean;
   params?: Bm25Params;
   /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
   tail?: Tail;
@@ -101,7 +107,8 @@ const below = (bound: number, threshold: number) => bound * (1 + SLACK) < thresh
  *   cannot reach the k-th best score is skipped unread. Otherwise the clauses whose window bounds together
  *   cannot reach it are non-essential: only the essential clauses' documents are candidates, and a
  *   non-essential clause is read for a candidate only while the candidate can still make it.
- * - The record filters (`accept`) are asked only about a document that would enter the top k.
+ * - The record filters (`accept`) are asked only about a document that would enter the top k, and about a
+ *   window (`acceptsAny`) only when it would be scored.
  * The work grows with k and with how rare the query's best words are, not with the number of matches.
  */
 export function searchIndex(storage: PostingStorage, tenant: string, query: TextQuery, options: SearchOptions): ScoredDoc[] {
@@ -147,7 +154,8 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
       scratch.bounds[inWindow++] = bound;
       total += bound;
     }
-    if (!top.full || !below(total, threshold)) scoreWindow(start, end, scratch, inWindow, top, options.accept);
+    const worth = !top.full || !below(total, threshold);
+    if (worth && (!options.acceptsAny || options.acceptsAny(start, end))) scoreWindow(start, end, scratch, inWindow, top, options.accept);
     start = end + 1;
   }
   return top.sorted();

@@ -1,7 +1,7 @@
 import { analyze } from './analyzer.js';
 import { BLOCK_SIZE, MAX_FIELD_WORDS, appendPostings, blockCount, blockLastDoc, blockPostings, decodeBlock, encodeBlock, sliceBlock, type Posting } from './block.js';
-import { decodeMetas, encodeMetas, metaOf, type BlockMeta } from './metas.js';
-import { decodeSealed, encodeSealed } from './sealed.js';
+import { decodeMetas, encodeMetas, metaOf, metaOfBlock, type BlockMeta } from './metas.js';
+import { decodeSealed, encodeSealed, encodeSealedSlice, type SealedBlock } from './sealed.js';
 import type { CollectionStats } from './scoring.js';
 import type { PostingStorage, TermHead } from './storage.js';
 
@@ -232,8 +232,8 @@ class TermWriter {
       const count = blockCount(this.openBytes);
       let start = 0;
       if (count - start >= BLOCK_SIZE) {
-        const open = blockPostings(decodeBlock(this.openBytes));
-        for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) this.sealPart(open.slice(start, start + BLOCK_SIZE));
+        const open = decodeBlock(this.openBytes);
+        for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) this.sealSealed(metaOfBlock(open, start, start + BLOCK_SIZE), encodeSealedSlice(open, start, start + BLOCK_SIZE));
       }
       this.openBytes = sliceBlock(this.openBytes, start, count);
       return;
@@ -246,8 +246,11 @@ class TermWriter {
 
   /** Stores postings (above every sealed one) as a new sealed block, with its meta. */
   private sealPart(part: Posting[]): void {
-    const meta = metaOf(part);
-    this.storage.setBlock(this.tenant, this.term, meta.last, encodeSealed(part));
+    this.sealSealed(metaOf(part), encodeSealed(part));
+  }
+
+  private sealSealed(meta: BlockMeta, block: SealedBlock): void {
+    this.storage.setBlock(this.tenant, this.term, meta.last, block);
     this.loadMetas().push(meta);
     this.metasChanged = true;
     this.head.sealedLast = meta.last;

@@ -144,6 +144,25 @@ describe('the pruned top k equals the oracle', () => {
     expect(asked).toBeLessThan(30 * 2000);
   });
 
+  test('with a filter that rules out whole windows (a since), which are then skipped unread', () => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(9, 4000);
+    addDocuments(storage, 't', docs);
+    // The newer third, and one old document: a filter that is not a plain range.
+    const accept = (doc: number) => doc > 2700 || doc === 15;
+    const acceptsAny = (from: number, to: number) => to > 2700 || (from <= 15 && 15 <= to);
+    let withWindows = 0;
+    let without = 0;
+    for (const query of queries(9, 30)) {
+      for (const k of [1, 10, 100]) {
+        const got = searchIndex(storage, 't', query, { k, accept: (doc) => (withWindows++, accept(doc)), acceptsAny });
+        expect({ query, k, got }).toEqual({ query, k, got: oracleSearch(docs, query, k, { accept }) });
+        searchIndex(storage, 't', query, { k, accept: (doc) => (without++, accept(doc)) });
+      }
+    }
+    expect(withWindows).toBeLessThan(without / 2);
+  });
+
   test('after deletes in sealed and open blocks, inserts below sealed blocks, and one document at a time', () => {
     const storage = new MemoryPostingStorage();
     const random = prng(11);

@@ -130,6 +130,9 @@ export function openDatabase(
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  // The merge thread checkpoints after each merge, off the server's thread; this is the bound when it
+  // does not (SQLite's default is 1 000 pages, which a merge's steps pass every few seconds).
+  db.pragma('wal_autocheckpoint = 10000');
   migrate(db);
   if (progress) mergeBacklogAtOpen(db, progress);
   return db;

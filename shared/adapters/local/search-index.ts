@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { toSearchHit, type RecordRow, type SearchRow } from './rows.js';
-import { clausesOf, searchIndex, type TextQuery } from '../../search/searcher.js';
+import { clausesOf, searchIndex, type SearchOptions, type TextQuery } from '../../search/searcher.js';
 import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
 
@@ -106,7 +106,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
     // only about a record that would enter the top `limit`.
-    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, accept: this.acceptOf(tenantId, query, conditions, values), tail: this.tailOf(tenantId) });
+    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...this.filtersOf(tenantId, query, conditions, values), tail: this.tailOf(tenantId) });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: SearchRow[] = [];
@@ -118,25 +118,49 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * The record filters as the engine asks them, one document at a time, in increasing order: each on the
-   * covering index `records_filters`, one lookup a candidate. A search by agent whose candidates keep being
-   * rejected (an agent has a small part of a tenant's records, and a common word has thousands of
-   * candidates) takes the agent's records from their own index (`records_tenant_agent_recent`) after
-   * AGENT_SET_AFTER lookups, and answers the rest from them.
+   * The record filters as the engine asks them: about a window of documents (may any pass?), and one
+   * document at a time, in increasing order, each on the covering index `records_filters` (one range or one
+   * lookup). A search by agent whose candidates keep being rejected (an agent has a small part of a
+   * tenant's records, and a common word has thousands of candidates) takes the agent's records from their
+   * own index (`records_tenant_agent_recent`) after AGENT_SET_AFTER lookups, and answers from them.
    */
-  private acceptOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[]): ((seq: number) => boolean) | undefined {
-    if (conditions.length === 0) return undefined;
-    const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = ? AND m.tenant_id = ?${conditions.map((c) => ` AND m.${c}`).join('')}`).pluck();
+  private filtersOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[]): Pick<SearchOptions, 'accept' | 'acceptsAny'> {
+    if (conditions.length === 0) return {};
+    const where = conditions.map((c) => ` AND m.${c}`).join('');
+    const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = ? AND m.tenant_id = ?${where}`).pluck();
+    const any = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq BETWEEN ? AND ? AND m.tenant_id = ?${where} LIMIT 1`).pluck();
     const lookup = (seq: number) => check.get(seq, tenantId, ...values) !== undefined;
+    const anyIn = (from: number, to: number) => any.get(from, to, tenantId, ...values) !== undefined;
     const agent = query.agent_id;
-    if (agent === undefined || agent === null) return lookup;
+    if (agent === undefined || agent === null) return { accept: lookup, acceptsAny: anyIn };
     const others = conditions.length > 1;
     let asked = 0;
-    let mine: Set<number> | null = null;
-    return (seq) => {
-      if (!mine && ++asked <= AGENT_SET_AFTER) return lookup(seq);
-      mine ??= new Set(this.statement('SELECT seq FROM records WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[]);
-      return mine.has(seq) && (!others || lookup(seq));
+    let mine: Uint32Array | null = null;
+    const agentSeqs = () => (mine ??= Uint32Array.from(this.statement('SELECT seq FROM records WHERE tenant_id = ? AND agent_id = ? ORDER BY seq').pluck().all(tenantId, agent) as number[]));
+    return {
+      accept: (seq) => {
+        if (!mine && ++asked <= AGENT_SET_AFTER) return lookup(seq);
+        const seqs = agentSeqs();
+        const i = firstAtOrAbove(seqs, seq);
+        return i < seqs.length && seqs[i] === seq && (!others || lookup(seq));
+      },
+      acceptsAny: (from, to) => {
+        if (!mine) return anyIn(from, to);
+        const i = firstAtOrAbove(mine, from);
+        return i < mine.length && mine[i]! <= to && (!others || anyIn(from, to));
+      },
     };
   }
+}
+
+/** The position of the first value at or above `value` in ascending `values`. */
+function firstAtOrAbove(values: Uint32Array, value: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -55,6 +55,8 @@ function pass(): void {
     if (pending < policy.minDocs && waited < policy.maxDelayMs) return schedule(policy.maxDelayMs - waited);
     const started = performance.now();
     const docs = merge.next(policy.maxDocs, stepMs, stopped);
+    // The log's pages go back into the database file here, off the server's thread (database.ts).
+    db.pragma('wal_checkpoint(PASSIVE)');
     waitingSince = null;
     failures = 0;
     port.postMessage({ kind: 'merged', docs, ms: performance.now() - started, pending: pending - docs } satisfies MergeThreadEvent);
