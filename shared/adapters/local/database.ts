@@ -93,12 +93,15 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // The search engine of shared/search replaces FTS5 (docs/architecture.md, "Search"): its tables, with the
   // merge mark at 0, so that the records already stored are the tail until a merge takes them in (at open,
-  // when there are many: search-merge.ts); the index by which a search finds its tenant's tail; and one by
-  // agent, from which a search by agent takes the agent's records (an agent's key searches only its own).
+  // when there are many: search-merge.ts). The filters' index starts with the tenant now, so that a search
+  // reads its tenant's tail from it, and asks it about a window of documents (a range of the tenant's seq)
+  // without scanning the other tenants' records in between; and an index by agent, from which a search by
+  // agent takes the agent's records (an agent's key searches only its own).
   `
   ${POSTING_TABLES_SQL}
   DROP TABLE records_fts;
-  CREATE INDEX records_tenant_seq ON records(tenant_id, seq);
+  DROP INDEX records_filters;
+  CREATE INDEX records_tenant_filters ON records(tenant_id, seq, agent_id, type, client, created_at);
   CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
   `,
 ];

@@ -119,7 +119,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /**
    * The record filters as the engine asks them: about a window of documents (may any pass?), and one
-   * document at a time, in increasing order, each on the covering index `records_filters` (one range or one
+   * document at a time, in increasing order, each on the covering index `records_tenant_filters` (one range or one
    * lookup). A search by agent whose candidates keep being rejected (an agent has a small part of a
    * tenant's records, and a common word has thousands of candidates) takes the agent's records from their
    * own index (`records_tenant_agent_recent`) after AGENT_SET_AFTER lookups, and answers from them.
@@ -127,16 +127,19 @@ export class SqliteSearchIndex implements SearchIndex {
   private filtersOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[]): Pick<SearchOptions, 'accept' | 'acceptsAny'> {
     if (conditions.length === 0) return {};
     const where = conditions.map((c) => ` AND m.${c}`).join('');
-    const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq = ? AND m.tenant_id = ?${where}`).pluck();
-    const any = this.statement(`SELECT 1 FROM records m INDEXED BY records_filters WHERE m.seq BETWEEN ? AND ? AND m.tenant_id = ?${where} LIMIT 1`).pluck();
-    const lookup = (seq: number) => check.get(seq, tenantId, ...values) !== undefined;
-    const anyIn = (from: number, to: number) => any.get(from, to, tenantId, ...values) !== undefined;
+    const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq = ?${where}`).pluck();
+    const any = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq BETWEEN ? AND ?${where} LIMIT 1`).pluck();
+    const lookup = (seq: number) => check.get(tenantId, seq, ...values) !== undefined;
+    const anyIn = (from: number, to: number) => any.get(tenantId, from, to, ...values) !== undefined;
     const agent = query.agent_id;
     if (agent === undefined || agent === null) return { accept: lookup, acceptsAny: anyIn };
     const others = conditions.length > 1;
     let asked = 0;
     let mine: Uint32Array | null = null;
-    const agentSeqs = () => (mine ??= Uint32Array.from(this.statement('SELECT seq FROM records WHERE tenant_id = ? AND agent_id = ? ORDER BY seq').pluck().all(tenantId, agent) as number[]));
+    const agentSeqs = () =>
+      (mine ??= Uint32Array.from(
+        this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
+      ).sort());
     return {
       accept: (seq) => {
         if (!mine && ++asked <= AGENT_SET_AFTER) return lookup(seq);
