@@ -113,6 +113,20 @@ describe.each([
     expect(count('records')).toBe(1);
   });
 
+  test('a record written after the newest one was deleted is found, and keeps being found after the merge', async () => {
+    const first = record('dark mode', 'body');
+    const newest = record('dark room', 'body');
+    await index.apply([{ kind: 'upsert', record: first }, { kind: 'upsert', record: newest }]);
+    await index.apply([{ kind: 'delete', tenant_id: TENANT, id: newest.id }]);
+    // SQLite alone would give the next row the deleted one's seq, at or below the merge mark once merged.
+    const next = record('dark matter', 'body');
+    await index.apply([{ kind: 'upsert', record: next }]);
+    expect((await search('dark')).map((h) => h.title).sort()).toEqual(['dark matter', 'dark mode']);
+    (adapters.merger as InlineMerger).mergeAll();
+    expect((await search('dark')).map((h) => h.title).sort()).toEqual(['dark matter', 'dark mode']);
+    expect((await search('matter')).map((h) => h.id)).toEqual([next.id]);
+  });
+
   test('a delete names the tenant: another tenant cannot remove the record', async () => {
     const r = record('dark mode', 'body');
     await index.apply([{ kind: 'upsert', record: r }]);

@@ -1,6 +1,7 @@
 import type { StoredRecord } from '../../domain/record.js';
 import type { DocumentIndex, IndexChange } from '../../ports.js';
 import type { Db } from './database.js';
+import { NEXT_SEQ_SQL } from './rows.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import type { SearchMerger } from './search-merger.js';
 import { changeCoveredDocuments } from '../../search/writer.js';
@@ -25,8 +26,8 @@ export class SqliteDocumentIndex implements DocumentIndex {
       'SELECT seq, tenant_id, title, body FROM records WHERE id = ?',
     );
     const insertRecord = db.prepare(`
-      INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification)
-      VALUES (@id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at, @classification)`);
+      INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification)
+      VALUES (${NEXT_SEQ_SQL}, @id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at, @classification)`);
     const updateRecord = db.prepare(`
       UPDATE records SET agent_id = @agent_id, type = @type, title = @title, body = @body, client = @client,
         metadata = @metadata, created_at = @created_at, classification = @classification

@@ -4,7 +4,7 @@ import { receiptOf, type Classification, type StoredRecord } from '../../domain/
 import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
 import { groupCommitOf } from './group-commit.js';
-import { toStoredRecord, type RecordRow } from './rows.js';
+import { NEXT_SEQ_SQL, toStoredRecord, type RecordRow } from './rows.js';
 import type { SearchMerger } from './search-merger.js';
 
 /**
@@ -36,8 +36,8 @@ export class SqliteRecordStore implements RecordStore {
       INSERT INTO usage (tenant_id, month, records) SELECT @tenant, @month, 1 WHERE @quota > 0
       ON CONFLICT (tenant_id, month) DO UPDATE SET records = records + 1 WHERE records < @quota`);
     const insertRecord = db.prepare(`
-      INSERT INTO records (id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
-      VALUES (@id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at)`);
+      INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
+      VALUES (${NEXT_SEQ_SQL}, @id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at)`);
     const insertJob = db.prepare('INSERT INTO classification_jobs (tenant_id, record_id, available_at) VALUES (?, ?, ?)');
     const putKey = db.prepare(`
       INSERT INTO idempotency_keys (tenant_id, key, request_hash, record_id, expires_at) VALUES (?, ?, ?, ?, ?)

@@ -1,5 +1,13 @@
 import type { Classification, RecordType, SearchHit, StoredRecord } from '../../domain/record.js';
 
+/**
+ * The `seq` of a record being inserted: above every stored record's and above the search index's merge
+ * mark. `seq` is a rowid without AUTOINCREMENT, so SQLite alone would give a new record the seq of a deleted
+ * newest one, and a seq at or below the mark is neither in the index nor in its tail (search-merge.ts): the
+ * record could never be found. Two lookups of the end of a B-tree.
+ */
+export const NEXT_SEQ_SQL = '(SELECT max(coalesce((SELECT max(seq) FROM records), 0), (SELECT merged_upto FROM search_state)) + 1)';
+
 /** A `records` row as SQLite returns it. */
 export interface RecordRow {
   seq: number;
