@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MIGRATIONS } from '../../shared/adapters/local/database.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
+import type { InlineMerger } from '../../shared/adapters/local/search-merger.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 
 /**
@@ -60,6 +61,7 @@ test('a version-2 database is indexed on open, with progress lines, and every re
     expect(sqlite.db.prepare('SELECT tenant, docs FROM search_tenants ORDER BY tenant').all()).toEqual(
       TENANTS.map((tenant) => ({ tenant, docs: 6000 })),
     );
+    expect(newestRows(sqlite.db)).toEqual(expectedNewest(sqlite.db));
   } finally {
     sqlite.close();
   }
@@ -67,6 +69,30 @@ test('a version-2 database is indexed on open, with progress lines, and every re
   const again: string[] = [];
   openSqliteAdapters(file, { progress: (line) => again.push(line) }).close();
   expect(again).toEqual([]);
+});
+
+/** search_newest as it is, and as the records say it must be (newest.ts). */
+const newestRows = (db: Database.Database) => db.prepare('SELECT tenant_id, block, newest FROM search_newest ORDER BY 1, 2').all();
+const expectedNewest = (db: Database.Database) =>
+  db.prepare('SELECT tenant_id, seq >> 10 AS block, max(created_at) AS newest FROM records GROUP BY 1, 2 ORDER BY 1, 2').all();
+
+test('a database of the engine before search_newest gets it, for every merged record, on open', async () => {
+  const file = join(dir, 'memory.db');
+  versionTwoDatabase(file, 3000);
+  const merged = openSqliteAdapters(file);
+  (merged.merger as InlineMerger).mergeAll();
+  merged.close();
+  const db = new Database(file);
+  db.exec('DROP TABLE search_newest');
+  db.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+  db.close();
+  const sqlite = openSqliteAdapters(file);
+  try {
+    expect(newestRows(sqlite.db)).toHaveLength(6);
+    expect(newestRows(sqlite.db)).toEqual(expectedNewest(sqlite.db));
+  } finally {
+    sqlite.close();
+  }
 });
 
 test('a build that stopped half-way resumes where it stopped', async () => {

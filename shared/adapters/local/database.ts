@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { NEWEST_TABLE_SQL } from './newest.js';
 import { POSTING_TABLES_SQL } from './posting-storage.js';
 import { mergeBacklogAtOpen } from './search-merge.js';
 
@@ -104,6 +105,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX records_tenant_filters ON records(tenant_id, seq, agent_id, type, client, created_at);
   CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
   `,
+  // The newest creation time per tenant and block of records, so that a search filtered by `since`
+  // skips the blocks of older records unread (newest.ts).
+  NEWEST_TABLE_SQL,
 ];
 
 /**

@@ -1,8 +1,9 @@
 import type { StoredRecord } from '../../domain/record.js';
 import type { DocumentIndex, IndexChange } from '../../ports.js';
 import type { Db } from './database.js';
-import { NEXT_SEQ_SQL } from './rows.js';
+import { NEWEST_UPSERT_SQL, newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
+import { NEXT_SEQ_SQL } from './rows.js';
 import type { SearchMerger } from './search-merger.js';
 import { changeCoveredDocuments } from '../../search/writer.js';
 
@@ -34,6 +35,7 @@ export class SqliteDocumentIndex implements DocumentIndex {
       WHERE seq = @seq`);
     const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
     const postings = new SqlitePostingStorage(db);
+    const raiseNewest = db.prepare(NEWEST_UPSERT_SQL);
     const bumpTail = db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1 WHERE merged_upto < ?');
     // The index follows the text exactly: a record is added with its text and removed with the text it was
     // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
@@ -56,6 +58,9 @@ export class SqliteDocumentIndex implements DocumentIndex {
       // Ids are UUIDv7, so this only happens on a corrupt stream; never let one tenant's write move another's record.
       if (existing.tenant_id !== record.tenant_id) throw new Error('the record id belongs to another tenant');
       updateRecord.run({ ...row, seq: existing.seq });
+      // A merged record's block keeps a bound on its records' creation times (newest.ts); a stream that moves
+      // created_at later (none should) must not leave it below.
+      if (existing.seq <= postings.mergedUpTo()) raiseNewest.run(record.tenant_id, newestBlockOf(existing.seq), record.created_at);
       if (existing.title === record.title && existing.body === record.body) return;
       change(existing.seq, existing, -1);
       change(existing.seq, record, +1);

@@ -4,6 +4,7 @@ import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { toSearchHit, type RecordRow, type SearchRow } from './rows.js';
 import { clausesOf, searchIndex, type SearchOptions, type TextQuery } from '../../search/searcher.js';
@@ -106,7 +107,9 @@ export class SqliteSearchIndex implements SearchIndex {
 
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
     // only about a record that would enter the top `limit`.
-    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...this.filtersOf(tenantId, query, conditions, values), tail: this.tailOf(tenantId) });
+    const tail = this.tailOf(tenantId);
+    const filters = this.filtersOf(tenantId, query, conditions, values, this.postings.mergedUpTo());
+    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...filters, tail });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: SearchRow[] = [];
@@ -122,15 +125,22 @@ export class SqliteSearchIndex implements SearchIndex {
    * document at a time, in increasing order, each on the covering index `records_tenant_filters` (one range or one
    * lookup). A search by agent whose candidates keep being rejected (an agent has a small part of a
    * tenant's records, and a common word has thousands of candidates) takes the agent's records from their
-   * own index (`records_tenant_agent_recent`) after AGENT_SET_AFTER lookups, and answers from them.
+   * own index (`records_tenant_agent_recent`) after AGENT_SET_AFTER lookups, and answers from them. A
+   * window of merged records (at or below `upTo`, the merge mark of this snapshot) that `since` rules out by
+   * its blocks' newest times (newest.ts) is skipped without reading its records.
    */
-  private filtersOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[]): Pick<SearchOptions, 'accept' | 'acceptsAny'> {
+  private filtersOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[], upTo: number): Pick<SearchOptions, 'accept' | 'acceptsAny'> {
     if (conditions.length === 0) return {};
     const where = conditions.map((c) => ` AND m.${c}`).join('');
     const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq = ?${where}`).pluck();
     const any = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq BETWEEN ? AND ?${where} LIMIT 1`).pluck();
     const lookup = (seq: number) => check.get(tenantId, seq, ...values) !== undefined;
-    const anyIn = (from: number, to: number) => any.get(tenantId, from, to, ...values) !== undefined;
+    const since = query.since;
+    const newer =
+      since === undefined ? null : this.statement('SELECT 1 FROM search_newest WHERE tenant_id = ? AND block BETWEEN ? AND ? AND newest >= ? LIMIT 1').pluck();
+    const mayBeNewEnough = (from: number, to: number) =>
+      newer === null || to > upTo || newer.get(tenantId, newestBlockOf(from), newestBlockOf(to), since) !== undefined;
+    const anyIn = (from: number, to: number) => mayBeNewEnough(from, to) && any.get(tenantId, from, to, ...values) !== undefined;
     const agent = query.agent_id;
     if (agent === undefined || agent === null) return { accept: lookup, acceptsAny: anyIn };
     const others = conditions.length > 1;

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Posting } from '../../search/block.js';
 import { addStats, documentChanges, mergeTerms, type DocumentChanges, type SearchDocument } from '../../search/writer.js';
 import type { Db } from './database.js';
+import { NEWEST_UPSERT_SQL, newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 
 /**
@@ -22,7 +23,7 @@ import { SqlitePostingStorage } from './posting-storage.js';
  */
 export class SearchMerge {
   private readonly storage: SqlitePostingStorage;
-  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between', Statement>;
+  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between' | 'newest', Statement>;
 
   constructor(private readonly db: Db) {
     this.storage = new SqlitePostingStorage(db);
@@ -30,8 +31,9 @@ export class SearchMerge {
       upTo: db.prepare('SELECT merged_upto FROM search_state').pluck(),
       gen: db.prepare('SELECT tail_gen FROM search_state').pluck(),
       pending: db.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck(),
-      batch: db.prepare('SELECT seq AS doc, tenant_id, title, body FROM records WHERE seq > ? ORDER BY seq LIMIT ?'),
-      between: db.prepare('SELECT seq AS doc, tenant_id, title, body FROM records WHERE seq > ? AND seq <= ? ORDER BY seq'),
+      batch: db.prepare('SELECT seq AS doc, tenant_id, title, body, created_at FROM records WHERE seq > ? ORDER BY seq LIMIT ?'),
+      between: db.prepare('SELECT seq AS doc, tenant_id, title, body, created_at FROM records WHERE seq > ? AND seq <= ? ORDER BY seq'),
+      newest: db.prepare(NEWEST_UPSERT_SQL),
     };
   }
 
@@ -74,6 +76,7 @@ export class SearchMerge {
       } while (performance.now() - started < stepMs);
       if (next < batch.terms.length) return 'again';
       for (const [tenant, changes] of batch.tenants) addStats(this.storage, tenant, changes.stats);
+      for (const [tenant, block, newest] of batch.newest) this.s.newest.run(tenant, block, newest);
       this.storage.setMergedUpTo(upTo);
       return 'done';
     });
@@ -89,6 +92,7 @@ export class SearchMerge {
 
 interface Row extends SearchDocument {
   tenant_id: string;
+  created_at: string;
 }
 
 /** A batch, analyzed: each tenant's changes, and every (tenant, term, postings) in the order the steps take them. */
@@ -97,14 +101,22 @@ interface Batch {
   docs: number;
   tenants: Map<string, DocumentChanges>;
   terms: [string, string, Posting[]][];
+  /** Per tenant and block of seq, the newest `created_at` of the batch's records (search_newest). */
+  newest: [string, number, string][];
 }
 
 function batchOf(rows: readonly Row[], gen: number): Batch {
   const byTenant = new Map<string, SearchDocument[]>();
-  for (const { tenant_id, ...doc } of rows) {
+  const newest = new Map<string, [string, number, string]>();
+  for (const { tenant_id, created_at, ...doc } of rows) {
     let list = byTenant.get(tenant_id);
     if (!list) byTenant.set(tenant_id, (list = []));
     list.push(doc);
+    const block = newestBlockOf(doc.doc);
+    const key = `${tenant_id}\u0000${block}`;
+    const known = newest.get(key);
+    if (!known) newest.set(key, [tenant_id, block, created_at]);
+    else if (created_at > known[2]) known[2] = created_at;
   }
   const tenants = new Map<string, DocumentChanges>();
   const terms: Batch['terms'] = [];
@@ -113,7 +125,7 @@ function batchOf(rows: readonly Row[], gen: number): Batch {
     tenants.set(tenant, changes);
     for (const [term, postings] of changes.byTerm) terms.push([tenant, term, postings]);
   }
-  return { gen, docs: rows.length, tenants, terms };
+  return { gen, docs: rows.length, tenants, terms, newest: [...newest.values()] };
 }
 
 /** Records merged per transaction when a large backlog is merged at open. */
