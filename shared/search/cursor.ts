@@ -26,6 +26,8 @@ export class ClauseCursor {
     readonly weight: ClauseWeight,
     readonly metas: MetaTable,
     private readonly load: (i: number, into: ScoreColumns) => Columns,
+    /** How many postings the clause has (a phrase: at most its rarest term's). */
+    readonly postings = 0,
   ) {
     this.bounds = metas.bounds(weight);
     let max = 0;

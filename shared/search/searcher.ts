@@ -29,6 +29,12 @@ export interface SearchOptions {
    * out the older half), no candidate raises the k-th best score, so nothing else would prune there.
    */
   acceptsAny?: (from: number, to: number) => boolean;
+  /**
+   * With `accept`: every document it can accept, ascending, when the filters know them and they are few (an
+   * agent's records). The search then reads each clause at these documents only, when that is less work
+   * than walking the clauses' postings (AMONG_COST).
+   */
+  among?: Uint32Array;
   params?: Bm25Params;
   /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
   tail?: Tail;
@@ -80,15 +86,21 @@ function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionSta
     // weighs n times as much.
     const weight = clauseWeight(params, stats, clause.count * present.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
     if (present.length === 1) {
-      cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load));
+      cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load, present[0]!.df));
       return;
     }
     // A phrase's blocks are made when read (postings.ts), into arrays of their own.
     const phrase = phrasePostings(present);
-    cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load));
+    cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load, Math.min(...present.map((p) => p.df))));
   });
   return cursors;
 }
+
+/**
+ * What reading one clause at one given document costs (`among`), in postings walked: its block is read and
+ * decoded whole, and documents far apart fall in different blocks.
+ */
+const AMONG_COST = 32;
 
 /** Bounds are compared with this much room, so that rounding in a sum never prunes a document that ties. */
 const SLACK = 1e-9;
@@ -119,6 +131,11 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
   const clauses = clausesOf(query);
   const cursors = cursorsOf(storage, tenant, stats, clauses, params, tail);
   const top = new TopK(options.k);
+  const among = options.among;
+  if (among && among.length * cursors.length * AMONG_COST < cursors.reduce((n, c) => n + c.postings, 0)) {
+    scoreAmong(among, cursors, clauses.length, top, options.accept);
+    return top.sorted();
+  }
   const byMax = [...cursors].sort((a, b) => a.maxBound - b.maxBound);
   const scratch = new WindowScratch(cursors.length, clauses.length);
   let start = 0;
@@ -339,4 +356,35 @@ function lowerBound(docs: Uint32Array, count: number, doc: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * The top k among the given documents (`SearchOptions.among`), in increasing order: each document is
+ * skipped by its blocks' bounds once the top k is full, and otherwise scored clause by clause, in the
+ * query's order, as the oracle sums it.
+ */
+function scoreAmong(docs: Uint32Array, cursors: readonly ClauseCursor[], order: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+  const contributions = new Float64Array(order);
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
+    if (top.full) {
+      let bound = 0;
+      for (const c of cursors) bound += c.boundAt(doc);
+      if (below(bound, top.threshold)) continue;
+    }
+    contributions.fill(0);
+    let found = false;
+    for (const c of cursors) {
+      const score = c.scoreOf(doc);
+      if (score === 0) continue;
+      contributions[c.order] = score;
+      found = true;
+    }
+    if (!found) continue;
+    let score = 0;
+    for (let i = 0; i < order; i++) score += contributions[i]!;
+    if (top.full && score < top.threshold) continue;
+    if (accept && !accept(doc)) continue;
+    top.offer(doc, score);
+  }
 }

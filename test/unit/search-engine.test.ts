@@ -6,6 +6,7 @@ import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
 import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
+import { TenantTail } from '../../shared/search/tail.js';
 import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
 import { corpus, prng, queries } from '../support/search-corpus.js';
 import { oracleSearch } from '../support/search-oracle.js';
@@ -161,6 +162,34 @@ describe('the pruned top k equals the oracle', () => {
       }
     }
     expect(withWindows).toBeLessThan(without / 2);
+  });
+
+  test('among a few given documents (an agent of few records), read at each of them, with their ties, phrases and a tail', () => {
+    const storage = new MemoryPostingStorage();
+    // Twins: every 197th document has its predecessor's text, so both score the same and the tie order counts.
+    const docs = corpus(13, 6000).map((d, i, all) => (i % 197 === 0 && i > 0 ? { ...all[i - 1]!, doc: d.doc } : d));
+    addDocuments(storage, 't', docs.slice(0, 5000));
+    // The last thousand in a tail: the same statistics, blocks after the index's.
+    const tail = new TenantTail();
+    for (const d of docs.slice(5000)) tail.add(d);
+    const random = prng(13);
+    const few = docs.filter((_, i) => (i > 0 && i % 197 === 0) || i % 197 === 196 || random() < 0.005).map((d) => d.doc);
+    const among = Uint32Array.from(few);
+    const member = new Set(few);
+    const other = (doc: number) => doc % 4 !== 0;
+    let used = 0;
+    for (const query of queries(13, 20)) {
+      for (const k of [1, 10, 100]) {
+        for (const accept of [(doc: number) => member.has(doc), (doc: number) => member.has(doc) && other(doc)]) {
+          let asked = 0;
+          const got = searchIndex(storage, 't', query, { k, accept: (doc) => (asked++, accept(doc)), among, tail });
+          expect({ query, k, got }).toEqual({ query, k, got: oracleSearch(docs, query, k, { accept }) });
+          // Read at the given documents only: no other document is ever asked about.
+          if (asked <= among.length) used++;
+        }
+      }
+    }
+    expect(used).toBeGreaterThan(50);
   });
 
   test('after deletes in sealed and open blocks, inserts below sealed blocks, and one document at a time', () => {

@@ -17,8 +17,17 @@ import { TailCache } from './tail-cache.js';
  * from the records table. Each search runs in one read transaction: the index, the merge mark, the tail and
  * the records it returns are one snapshot, whatever a merge or a write commits meanwhile.
  */
-/** Candidates a search by agent checks one by one before it takes the agent's records whole. */
+/** Candidates a search by agent checks one by one before it decides whether to take the agent's records whole. */
 const AGENT_SET_AFTER = 64;
+/**
+ * The most records an agent may have, estimated from the candidates checked so far, for a search to take
+ * them whole: reading an agent's records from their index costs about 0.2 µs each (1 ms for 6 500, 18 ms for
+ * 80 000 in a 500 000-record tenant), and an agent that many candidates belong to rejects few of them, so
+ * checking them one by one then costs less.
+ */
+const AGENT_SET_MAX = 16_384;
+/** An agent with at most this many records has them read before the search, which may then score only them (`among`). */
+const AMONG_MAX = 4096;
 
 export class SqliteSearchIndex implements SearchIndex {
   /** Prepared statements by SQL text: a search has one of a few dozen shapes (which filters it has). */
@@ -108,7 +117,7 @@ export class SqliteSearchIndex implements SearchIndex {
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
     // only about a record that would enter the top `limit`.
     const tail = this.tailOf(tenantId);
-    const filters = this.filtersOf(tenantId, query, conditions, values, this.postings.mergedUpTo());
+    const filters = this.filtersOf(tenantId, query, conditions, values, this.postings.mergedUpTo(), tail);
     const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...filters, tail });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
@@ -129,7 +138,14 @@ export class SqliteSearchIndex implements SearchIndex {
    * window of merged records (at or below `upTo`, the merge mark of this snapshot) that `since` rules out by
    * its blocks' newest times (newest.ts) is skipped without reading its records.
    */
-  private filtersOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[], upTo: number): Pick<SearchOptions, 'accept' | 'acceptsAny'> {
+  private filtersOf(
+    tenantId: string,
+    query: SearchQuery,
+    conditions: string[],
+    values: unknown[],
+    upTo: number,
+    tail: Tail,
+  ): Pick<SearchOptions, 'accept' | 'acceptsAny' | 'among'> {
     if (conditions.length === 0) return {};
     const where = conditions.map((c) => ` AND m.${c}`).join('');
     const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq = ?${where}`).pluck();
@@ -145,14 +161,35 @@ export class SqliteSearchIndex implements SearchIndex {
     if (agent === undefined || agent === null) return { accept: lookup, acceptsAny: anyIn };
     const others = conditions.length > 1;
     let asked = 0;
+    let passed = 0;
+    /** Whether the agent's records are to be taken whole: undecided until AGENT_SET_AFTER candidates were checked. */
+    let takeWhole: boolean | null = null;
     let mine: Uint32Array | null = null;
+    // An agent of few records: all of them at once, which the engine may read the clauses at (`among`).
+    const few = this.statement(
+      'SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ? LIMIT ?',
+    ).pluck().all(tenantId, agent, AMONG_MAX + 1) as number[];
+    if (few.length <= AMONG_MAX) mine = Uint32Array.from(few).sort();
+    const decided = () => {
+      if (takeWhole === null && asked >= AGENT_SET_AFTER) {
+        const records = (this.postings.stats(tenantId)?.docs ?? 0) + tail.stats.docs;
+        takeWhole = (passed / asked) * records <= AGENT_SET_MAX;
+      }
+      return takeWhole;
+    };
     const agentSeqs = () =>
       (mine ??= Uint32Array.from(
         this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
       ).sort());
     return {
+      ...(mine ? { among: mine } : {}),
       accept: (seq) => {
-        if (!mine && ++asked <= AGENT_SET_AFTER) return lookup(seq);
+        if (!mine && !decided()) {
+          asked++;
+          const ok = lookup(seq);
+          if (ok) passed++;
+          return ok;
+        }
         const seqs = agentSeqs();
         const i = firstAtOrAbove(seqs, seq);
         return i < seqs.length && seqs[i] === seq && (!others || lookup(seq));
