@@ -25,6 +25,13 @@ export interface CreateRecordResult {
   replayed: boolean;
 }
 
+/** What a delete answers. */
+export interface DeletedRecord {
+  id: string;
+  /** ISO 8601, UTC, when the delete was applied. */
+  deleted_at: string;
+}
+
 export interface RecordStore {
   /**
    * Stores a record durably, counts it against the monthly quota and queues its classification, all in
@@ -34,6 +41,13 @@ export interface RecordStore {
   create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult>;
   /** Returns the tenant's record with this id, or null. */
   get(tenantId: string, id: string): Promise<StoredRecord | null>;
+  /**
+   * Deletes the tenant's record with this id, durably, with what belongs to it on the backend (SQLite: its
+   * search index entries and its pending classification job, in the same transaction; DynamoDB: the item,
+   * whose stream then takes the document out of the search index). Returns null, and changes nothing, when
+   * the tenant has no record with this id: unknown, already deleted, or another tenant's. Gives no quota back.
+   */
+  delete(tenantId: string, id: string): Promise<DeletedRecord | null>;
   /** Attaches a classification suggestion; never changes `type`. Returns false when there is no such record. */
   setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean>;
 }

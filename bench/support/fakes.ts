@@ -11,6 +11,7 @@ import type {
   ClassificationJob,
   CreateRecordOptions,
   CreateRecordResult,
+  DeletedRecord,
   DocumentIndex,
   IndexChange,
   JobSink,
@@ -27,7 +28,7 @@ const key = (tenantId: string, id: string) => `${tenantId}\u0000${id}`;
 
 /** Records in a Map, with the monthly quota and the idempotency keys the real stores keep. */
 export class FakeRecordStore implements RecordStore {
-  readonly calls = { create: 0, get: 0, setClassification: 0 };
+  readonly calls = { create: 0, get: 0, delete: 0, setClassification: 0 };
   private readonly records = new Map<string, StoredRecord>();
   private readonly monthly = new Map<string, number>();
   private readonly idempotency = new Map<string, { requestHash: string; receipt: RecordReceipt }>();
@@ -60,6 +61,12 @@ export class FakeRecordStore implements RecordStore {
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
     this.calls.get++;
     return this.records.get(key(tenantId, id)) ?? null;
+  }
+
+  async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {
+    this.calls.delete++;
+    if (!this.records.delete(key(tenantId, id))) return null;
+    return { id, deleted_at: new Date().toISOString() };
   }
 
   async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {

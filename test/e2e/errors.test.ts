@@ -581,6 +581,7 @@ describe('500 internal_error', () => {
         throw new Error('boom secret');
       },
       get: async () => null,
+      delete: async () => null,
       setClassification: async () => false,
     };
     server = createGatewayServer({

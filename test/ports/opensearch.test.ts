@@ -71,6 +71,15 @@ if (url === undefined || url === '') {
           return result;
         },
         get: (tenantId, id) => adapters.records.get(tenantId, id),
+        async delete(tenantId, id) {
+          const deleted = await adapters.records.delete(tenantId, id);
+          // As the stream would deliver the delete.
+          if (deleted) {
+            const [failure] = await documents.apply([{ kind: 'delete', tenant_id: tenantId, id }]);
+            if (failure !== null) throw new Error(`deleting ${id} from the index failed: ${String(failure)}`);
+          }
+          return deleted;
+        },
         async setClassification(tenantId, id, classification) {
           const found = await adapters.records.setClassification(tenantId, id, classification);
           if (found) await push(tenantId, id);

@@ -165,6 +165,29 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         expect(await f.records.setClassification(tenantA, '01900000-0000-7000-8000-000000000000', c)).toBe(false);
       });
 
+      test('delete removes the record from get and from search, once, and gives no quota back', async () => {
+        const gone = await put(tenantA, { title: 'Dark mode on', body: 'The user prefers it' });
+        const kept = await put(tenantA, { title: 'Dark roast coffee', body: 'The user prefers it' });
+        expect((await search(tenantA, { q: 'dark' })).map((h) => h.id).sort()).toEqual([gone.id, kept.id].sort());
+        const deleted = await f.records.delete(tenantA, gone.id);
+        expect(deleted).toEqual({ id: gone.id, deleted_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+        expect(await f.records.get(tenantA, gone.id)).toBeNull();
+        expect((await search(tenantA, { q: 'dark' })).map((h) => h.id)).toEqual([kept.id]);
+        expect((await search(tenantA, { q: 'mode' })).map((h) => h.id)).toEqual([]);
+        expect((await search(tenantA)).map((h) => h.id)).toEqual([kept.id]);
+        expect(await f.records.delete(tenantA, gone.id)).toBeNull();
+        // The quota counts writes: two were made, whatever was deleted since.
+        await expect(put(tenantA, {}, 2)).rejects.toMatchObject({ code: 'record_quota_exceeded' });
+      });
+
+      test("delete names the tenant: another tenant's id, or an unknown one, deletes nothing", async () => {
+        const r = await put(tenantA, { title: 'Dark mode on' });
+        expect(await f.records.delete(tenantB, r.id)).toBeNull();
+        expect(await f.records.delete(tenantA, '01900000-0000-7000-8000-000000000000')).toBeNull();
+        expect(await f.records.get(tenantA, r.id)).toEqual(r);
+        expect((await search(tenantA, { q: 'dark' })).map((h) => h.id)).toEqual([r.id]);
+      });
+
       if (options.createQueuesJob) {
         test('create queues the classification job in the same step', async () => {
           const r = await put(tenantA);

@@ -1,11 +1,11 @@
 import type { StoredRecord } from '../../domain/record.js';
 import type { DocumentIndex, IndexChange } from '../../ports.js';
 import type { Db } from './database.js';
+import { indexChanges } from './index-changes.js';
 import { NEWEST_UPSERT_SQL, newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { NEXT_SEQ_SQL } from './rows.js';
 import type { SearchMerger } from './search-merger.js';
-import { changeCoveredDocuments } from '../../search/writer.js';
 
 /**
  * The write side of the SQLite search index, for the AWS-shaped local mode: the indexer feeds it from the
@@ -13,8 +13,7 @@ import { changeCoveredDocuments } from '../../search/writer.js';
  * Every change is idempotent by record id, so a replayed stream leaves the index as it was.
  *
  * A new record is stored, and is the index's tail until the merger takes it in (search-merge.ts). A new text
- * or a delete changes the index where it covers the record (`changeCoveredDocuments`), and moves the tail
- * generation when the record is above the merge mark, so that the searches' tail caches read it again.
+ * or a delete changes the index as index-changes.ts says.
  */
 export class SqliteDocumentIndex implements DocumentIndex {
   private readonly applyTx;
@@ -36,13 +35,11 @@ export class SqliteDocumentIndex implements DocumentIndex {
     const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
     const postings = new SqlitePostingStorage(db);
     const raiseNewest = db.prepare(NEWEST_UPSERT_SQL);
-    const bumpTail = db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1 WHERE merged_upto < ?');
     // The index follows the text exactly: a record is added with its text and removed with the text it was
     // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
-    const change = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>, sign: 1 | -1) => {
-      changeCoveredDocuments(postings, r.tenant_id, [{ doc: seq, title: r.title, body: r.body }], sign);
-      bumpTail.run(seq);
-    };
+    const changeIndex = indexChanges(db);
+    const change = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>, sign: 1 | -1) =>
+      changeIndex(r.tenant_id, { doc: seq, title: r.title, body: r.body }, sign);
 
     const upsert = (record: StoredRecord): void => {
       const row = {

@@ -1,9 +1,10 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
-import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../ports.js';
+import type { CreateRecordOptions, CreateRecordResult, DeletedRecord, RecordStore } from '../../ports.js';
 import type { Db } from './database.js';
 import { groupCommitOf } from './group-commit.js';
+import { indexChanges } from './index-changes.js';
 import { NEXT_SEQ_SQL, toStoredRecord, type RecordRow } from './rows.js';
 import type { SearchMerger } from './search-merger.js';
 
@@ -16,6 +17,7 @@ import type { SearchMerger } from './search-merger.js';
  */
 export class SqliteRecordStore implements RecordStore {
   private readonly createTx;
+  private readonly deleteTx;
   private readonly getStmt;
   private readonly classifyStmt;
   private readonly commits;
@@ -70,6 +72,23 @@ export class SqliteRecordStore implements RecordStore {
       return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
     });
 
+    // A delete takes the record out of the search index with the text the index was given, then removes the
+    // record and its classification job, all in one transaction (index-changes.ts).
+    const changeIndex = indexChanges(db);
+    const findForDelete = db.prepare<[string, string], { seq: number; title: string; body: string }>(
+      'SELECT seq, title, body FROM records WHERE tenant_id = ? AND id = ?',
+    );
+    const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
+    const deleteJob = db.prepare<[string, string]>('DELETE FROM classification_jobs WHERE tenant_id = ? AND record_id = ?');
+    this.deleteTx = db.transaction((tenantId: string, id: string): DeletedRecord | null => {
+      const row = findForDelete.get(tenantId, id);
+      if (!row) return null;
+      changeIndex(tenantId, { doc: row.seq, title: row.title, body: row.body }, -1);
+      deleteRecord.run(row.seq);
+      deleteJob.run(tenantId, id);
+      return { id, deleted_at: new Date(this.clock()).toISOString() };
+    });
+
     this.commits = groupCommitOf(db);
     this.getStmt = db.prepare<[string, string], RecordRow>('SELECT * FROM records WHERE tenant_id = ? AND id = ?');
     this.classifyStmt = db.prepare<[string, string, string]>(
@@ -91,6 +110,11 @@ export class SqliteRecordStore implements RecordStore {
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
     const row = this.getStmt.get(tenantId, id);
     return row ? toStoredRecord(row) : null;
+  }
+
+  async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {
+    // Through the group commit: answered once durable, like a write.
+    return this.commits.submit(() => this.deleteTx(tenantId, id));
   }
 
   async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {

@@ -1,10 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AppError } from '../../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../../domain/idempotency.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../../domain/record.js';
-import type { CreateRecordOptions, CreateRecordResult, RecordStore } from '../../../ports.js';
+import type { CreateRecordOptions, CreateRecordResult, DeletedRecord, RecordStore } from '../../../ports.js';
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
 import type { TableNames } from './tables.js';
 import { throttled, transactWrite } from './transact.js';
@@ -93,6 +93,24 @@ export class DynamoDbRecordStore implements RecordStore {
       );
       return Item && Item.tenant_id === tenantId ? recordFromItem(Item) : null;
     } catch (error) {
+      throw throttled(error) ?? error;
+    }
+  }
+
+  async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {
+    try {
+      // The condition names the tenant: another tenant's id, like an unknown one, deletes nothing.
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tables.records,
+          Key: recordKey(tenantId, id),
+          ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant',
+          ExpressionAttributeValues: { ':tenant': tenantId },
+        }),
+      );
+      return { id, deleted_at: new Date(this.clock()).toISOString() };
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return null;
       throw throttled(error) ?? error;
     }
   }
