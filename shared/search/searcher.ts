@@ -30,11 +30,12 @@ export interface SearchOptions {
    */
   acceptsAny?: (from: number, to: number) => boolean;
   /**
-   * With `accept`: every document it can accept, ascending, when the filters know them and they are few (an
-   * agent's records). The search then reads each clause at these documents only, when that is less work
-   * than walking the clauses' postings (AMONG_COST).
+   * With `accept`: every document it can accept, ascending, if the filters know them and there are at most
+   * `most` (an agent's records), else null. The search asks only when reading each clause at that many
+   * documents would be less work than walking the clauses' postings (AMONG_COST), and then reads the
+   * clauses at these documents only.
    */
-  among?: Uint32Array;
+  among?: (most: number) => Uint32Array | null;
   params?: Bm25Params;
   /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
   tail?: Tail;
@@ -131,10 +132,14 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
   const clauses = clausesOf(query);
   const cursors = cursorsOf(storage, tenant, stats, clauses, params, tail);
   const top = new TopK(options.k);
-  const among = options.among;
-  if (among && among.length * cursors.length * AMONG_COST < cursors.reduce((n, c) => n + c.postings, 0)) {
-    scoreAmong(among, cursors, clauses.length, top, options.accept);
-    return top.sorted();
+  if (options.among && cursors.length > 0) {
+    // The most documents that are less work to read the clauses at than the postings are to walk.
+    const most = Math.ceil(cursors.reduce((n, c) => n + c.postings, 0) / (cursors.length * AMONG_COST)) - 1;
+    const among = most > 0 ? options.among(most) : null;
+    if (among) {
+      scoreAmong(among, cursors, clauses.length, top, options.accept);
+      return top.sorted();
+    }
   }
   const byMax = [...cursors].sort((a, b) => a.maxBound - b.maxBound);
   const scratch = new WindowScratch(cursors.length, clauses.length);

@@ -165,11 +165,15 @@ export class SqliteSearchIndex implements SearchIndex {
     /** Whether the agent's records are to be taken whole: undecided until AGENT_SET_AFTER candidates were checked. */
     let takeWhole: boolean | null = null;
     let mine: Uint32Array | null = null;
-    // An agent of few records: all of them at once, which the engine may read the clauses at (`among`).
-    const few = this.statement(
-      'SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ? LIMIT ?',
-    ).pluck().all(tenantId, agent, AMONG_MAX + 1) as number[];
-    if (few.length <= AMONG_MAX) mine = Uint32Array.from(few).sort();
+    // An agent of few records, when the engine asks: all of them at once, which it then reads the clauses at.
+    const among = (most: number) => {
+      const limit = Math.min(most, AMONG_MAX);
+      const few = this.statement(
+        'SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ? LIMIT ?',
+      ).pluck().all(tenantId, agent, limit + 1) as number[];
+      if (few.length > limit) return null;
+      return (mine = Uint32Array.from(few).sort());
+    };
     const decided = () => {
       if (takeWhole === null && asked >= AGENT_SET_AFTER) {
         const records = (this.postings.stats(tenantId)?.docs ?? 0) + tail.stats.docs;
@@ -182,7 +186,7 @@ export class SqliteSearchIndex implements SearchIndex {
         this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
       ).sort());
     return {
-      ...(mine ? { among: mine } : {}),
+      among,
       accept: (seq) => {
         if (!mine && !decided()) {
           asked++;
