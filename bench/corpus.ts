@@ -103,8 +103,8 @@ type Rng = () => number;
 // interceptor, which made the generator five times slower there.
 const { imul, floor } = Math;
 
-/** mulberry32: a small, fast 32-bit PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): Rng {
+/** mulberry32: a small, fast 32-bit PRNG, uniform in [0, 1): the same seed, the same sequence. The one the benchmarks and tests draw from. */
+export function mulberry32(seed: number): Rng {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) | 0;

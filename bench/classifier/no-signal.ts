@@ -4,6 +4,7 @@
  * data/classifier/labelled.jsonl; the only right answer for them is a low confidence. Generated from a
  * seed rather than written by hand, so the set is not shaped around any one input.
  */
+import { mulberry32 } from '../corpus.js';
 
 /** The kinds of no-signal input, each a family a few examples cannot cover by hand. */
 export const NO_SIGNAL_KINDS = ['punctuation', 'letter', 'mash', 'random', 'digits', 'emoji', 'repeated', 'script', 'mixed'] as const;
@@ -72,14 +73,3 @@ export function noSignalInputs(seed: number, count = 360): NoSignalInput[] {
   });
 }
 
-/** A small, fast, seedable generator of floats in [0, 1) (mulberry32): the same seed, the same sequence. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,15 +1,8 @@
+import { mulberry32 } from '../corpus.js';
 import { QUERY_STOP_WORDS } from '../../shared/domain/stop-words.js';
 
-/** A small seeded PRNG (mulberry32), uniform in [0, 1): the tenant benchmark never uses Math.random. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG, uniform in [0, 1): the tenant benchmark never uses Math.random. */
+export const seededRandom = mulberry32;
 
 /** The words of a text a query can use: letters only, at least 3 of them, none that a query drops (QUERY_STOP_WORDS); lower-cased, distinct, in order. */
 export function queryableWords(text: string): string[] {

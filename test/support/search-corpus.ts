@@ -1,19 +1,11 @@
+import { mulberry32 } from '../../bench/corpus.js';
 import type { TextQuery } from '../../shared/search/searcher.js';
 import type { SearchDocument } from '../../shared/search/writer.js';
 
 /** Random corpora and queries for the engine's tests: seeded, so every run sees the same ones. */
 
-/** A small seeded PRNG (mulberry32), so that every corpus is the same on every run. */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG, so that every corpus is the same on every run. */
+export const prng = mulberry32;
 
 /** Words with Zipf-like frequencies: a few everywhere (they fill many blocks), most rare. */
 export const VOCABULARY = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}x`);
