@@ -200,16 +200,7 @@ function smallerRun(records: number, seed: number): BenchResults | null {
 async function mergeDrained(dataDir: string): Promise<void> {
   const adapters = openSqliteAdapters(join(dataDir, 'memory.db'), { merger: () => ({ wake: () => undefined, close: async () => undefined }) });
   const merge = new SearchMerge(adapters.db);
-  const total = merge.pending();
-  const bar = progress('waiting for the search index to merge the writes', total);
-  let last = total;
-  for (let n = total; n > 0; n = merge.pending()) {
-    bar.tick(last - n);
-    last = n;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  bar.tick(last);
-  bar.finish();
+  await drained('waiting for the search index to merge the writes', () => merge.pending());
   adapters.close();
 }
 
@@ -219,9 +210,14 @@ async function mergeDrained(dataDir: string): Promise<void> {
  */
 async function classificationDrained(dataDir: string): Promise<void> {
   const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
-  const pending = () => adapters.jobs.backlog();
+  await drained('waiting for the background classification of the writes', () => adapters.jobs.backlog());
+  adapters.close();
+}
+
+/** Waits, with a progress line, until `pending` reaches 0, looking every quarter of a second. */
+async function drained(label: string, pending: () => number): Promise<void> {
   const total = pending();
-  const bar = progress('waiting for the background classification of the writes', total);
+  const bar = progress(label, total);
   let last = total;
   for (let n = total; n > 0; n = pending()) {
     bar.tick(last - n);
@@ -230,5 +226,4 @@ async function classificationDrained(dataDir: string): Promise<void> {
   }
   bar.tick(last);
   bar.finish();
-  adapters.close();
 }
