@@ -9,7 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyInfo, Tenant } from '../../../domain/tenant.js';
 import type { KeyLookup, KeyStore, NewTenant } from '../../../ports.js';
 import { scanAll } from './scan.js';
-import { transactWrite } from './transact.js';
+import { conditionFailed, transactWrite } from './transact.js';
 
 /**
  * The tenants table holds four kinds of item, told apart by the sort key:
@@ -204,7 +204,7 @@ export class DynamoDbKeyStore implements KeyStore {
       );
       return toKey(Attributes as KeyItem);
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return null;
+      if (conditionFailed(error)) return null;
       throw error;
     }
   }

@@ -7,7 +7,7 @@ import { receiptOf, type Classification, type StoredRecord } from '../../../doma
 import type { CreateRecordOptions, CreateRecordResult, DeletedRecord, RecordStore } from '../../../ports.js';
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
 import type { TableNames } from './tables.js';
-import { throttled, transactWrite } from './transact.js';
+import { conditionFailed, throttled, transactWrite } from './transact.js';
 import { countUnderQuota } from './usage-meter.js';
 
 /** The idempotency item: which record a key stored, for which request, until when. */
@@ -110,7 +110,7 @@ export class DynamoDbRecordStore implements RecordStore {
       );
       return { id, deleted_at: new Date(this.clock()).toISOString() };
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return null;
+      if (conditionFailed(error)) return null;
       throw throttled(error) ?? error;
     }
   }
@@ -129,7 +129,7 @@ export class DynamoDbRecordStore implements RecordStore {
       );
       return true;
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      if (conditionFailed(error)) return false;
       throw throttled(error) ?? error;
     }
   }

@@ -49,3 +49,8 @@ export function throttled(error: unknown): AppError | null {
     ? new AppError('rate_limited', 'The service is busy; retry shortly', 1)
     : null;
 }
+
+/** Whether a single-item write failed its ConditionExpression (a transaction reports it per item instead). */
+export function conditionFailed(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+}
