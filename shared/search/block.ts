@@ -26,18 +26,39 @@ export interface Posting {
   lenB: number;
 }
 
-/** A decoded block, as the searcher reads it. */
-export interface Block {
+/** A block's scoring columns, as the searcher reads them: arrays that may be longer than `count`. */
+export interface ScoreColumns {
   count: number;
   docs: Uint32Array;
   tfT: Uint16Array;
   tfB: Uint16Array;
   lenT: Uint16Array;
   lenB: Uint16Array;
+}
+
+/** A decoded block, with its positions (what a phrase reads). */
+export interface Block extends ScoreColumns {
   /** All positions; `positionStart(block, i)` finds posting i's. */
   positions: Uint16Array;
   /** Offsets into `positions`, computed on first use. */
   starts?: Uint32Array;
+}
+
+/** The four 16-bit columns of a block, in the order it stores them: title and body counts, then lengths. */
+const U16_COLUMNS = [(p: Posting) => p.posT.length, (p: Posting) => p.posB.length, (p: Posting) => p.lenT, (p: Posting) => p.lenB] as const;
+
+/** Writes each posting's title then body positions from `at`. */
+function writePositions(view: DataView, at: number, postings: readonly Posting[]): void {
+  for (const p of postings) {
+    for (const position of p.posT) {
+      view.setUint16(at, position, true);
+      at += 2;
+    }
+    for (const position of p.posB) {
+      view.setUint16(at, position, true);
+      at += 2;
+    }
+  }
 }
 
 export function encodeBlock(postings: readonly Posting[]): Uint8Array {
@@ -52,24 +73,16 @@ export function encodeBlock(postings: readonly Posting[]): Uint8Array {
     view.setUint32(at, p.doc, true);
     at += 4;
   }
-  for (const field of [(p: Posting) => p.posT.length, (p: Posting) => p.posB.length, (p: Posting) => p.lenT, (p: Posting) => p.lenB]) {
+  for (const field of U16_COLUMNS) {
     for (const p of postings) {
       view.setUint16(at, field(p), true);
       at += 2;
     }
   }
-  for (const p of postings) {
-    for (const position of p.posT) {
-      view.setUint16(at, position, true);
-      at += 2;
-    }
-    for (const position of p.posB) {
-      view.setUint16(at, position, true);
-      at += 2;
-    }
-  }
+  writePositions(view, at, postings);
   return bytes;
 }
+
 
 /** The block's arrays. Copies the bytes once, so that the views are aligned whatever buffer they came in. */
 export function decodeBlock(bytes: Uint8Array): Block {
@@ -151,8 +164,7 @@ export function appendPostings(bytes: Uint8Array, more: readonly Posting[]): Uin
   }
   const oldU16 = 4 + 4 * count;
   const newU16 = 4 + 4 * total;
-  const columns = [(p: Posting) => p.posT.length, (p: Posting) => p.posB.length, (p: Posting) => p.lenT, (p: Posting) => p.lenB];
-  columns.forEach((value, column) => {
+  U16_COLUMNS.forEach((value, column) => {
     const from = oldU16 + 2 * count * column;
     let to = newU16 + 2 * total * column;
     out.set(bytes.subarray(from, from + 2 * count), to);
@@ -166,16 +178,7 @@ export function appendPostings(bytes: Uint8Array, more: readonly Posting[]): Uin
   at = newU16 + 8 * total;
   out.set(bytes.subarray(oldPositions), at);
   at += bytes.byteLength - oldPositions;
-  for (const p of more) {
-    for (const position of p.posT) {
-      view.setUint16(at, position, true);
-      at += 2;
-    }
-    for (const position of p.posB) {
-      view.setUint16(at, position, true);
-      at += 2;
-    }
-  }
+  writePositions(view, at, more);
   return out;
 }
 

@@ -1,7 +1,8 @@
 import type { MetaTable } from './metas.js';
-import { indexOf, type Columns } from './postings.js';
+import type { ScoreColumns } from './block.js';
+import { indexOf } from './postings.js';
 import { clauseScore, type ClauseWeight } from './scoring.js';
-import { scoreColumns, type ScoreColumns } from './sealed.js';
+import { scoreColumns } from './sealed.js';
 
 /**
  * One clause's postings as the searcher walks them: block by block in document order, each block with an
@@ -17,7 +18,7 @@ export class ClauseCursor {
   /** The current block: the first whose last document is at or after the last position sought. */
   index = 0;
   private loaded = -1;
-  private columns: Columns | null = null;
+  private columns: ScoreColumns | null = null;
   private readonly scratch: ScoreColumns = scoreColumns();
 
   constructor(
@@ -25,7 +26,7 @@ export class ClauseCursor {
     readonly order: number,
     readonly weight: ClauseWeight,
     readonly metas: MetaTable,
-    private readonly load: (i: number, into: ScoreColumns) => Columns,
+    private readonly load: (i: number, into: ScoreColumns) => ScoreColumns,
     /** How many postings the clause has (a phrase: at most its rarest term's). */
     readonly postings = 0,
   ) {
@@ -65,7 +66,7 @@ export class ClauseCursor {
   }
 
   /** Block `i`, decoded (the last one read is kept; reading another reuses its arrays). */
-  block(i: number): Columns {
+  block(i: number): ScoreColumns {
     if (this.loaded !== i) {
       this.columns = this.load(i, this.scratch);
       this.loaded = i;
@@ -83,7 +84,7 @@ export class ClauseCursor {
   }
 
   /** The clause's score in the i-th document of block `b`. */
-  scoreAt(b: Columns, i: number): number {
+  scoreAt(b: ScoreColumns, i: number): number {
     return clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
   }
 }

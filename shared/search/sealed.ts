@@ -1,4 +1,4 @@
-import { positionStart, type Block, type Posting } from './block.js';
+import { positionStart, type Block, type Posting, type ScoreColumns } from './block.js';
 
 /**
  * A sealed block as it is stored: two byte strings, so that a search that needs no positions (every search
@@ -16,15 +16,6 @@ export interface SealedBlock {
   positions: Uint8Array;
 }
 
-/** The scoring columns of a sealed block, decoded into arrays that may be longer than `count`. */
-export interface ScoreColumns {
-  count: number;
-  docs: Uint32Array;
-  tfT: Uint16Array;
-  tfB: Uint16Array;
-  lenT: Uint16Array;
-  lenB: Uint16Array;
-}
 
 const widthCode = (max: number) => (max < 0x100 ? 0 : max < 0x10000 ? 1 : 2);
 const WIDTH = [1, 2, 4] as const;

@@ -1,6 +1,7 @@
 import { analyze } from './analyzer.js';
 import { ClauseCursor } from './cursor.js';
-import { phrasePostings, termPostings, type Columns, type TermPostings } from './postings.js';
+import type { ScoreColumns } from './block.js';
+import { lowerBound, phrasePostings, termPostings, type TermPostings } from './postings.js';
 import { clauseWeight, idf, type CollectionStats } from './scoring.js';
 import { RANKING, type Bm25Params } from '../domain/rank.js';
 import type { PostingStorage } from './storage.js';
@@ -199,7 +200,7 @@ class WindowScratch {
   /** What the non-essential clauses from the i-th on can still add. */
   readonly rest: Float64Array;
   /** Each essential clause's block, its index and the position in it. */
-  readonly blocks: Columns[];
+  readonly blocks: ScoreColumns[];
   readonly blockIndex: Int32Array;
   readonly position: Int32Array;
 
@@ -208,13 +209,13 @@ class WindowScratch {
     this.bounds = new Float64Array(clauses);
     this.contributions = new Float64Array(order);
     this.rest = new Float64Array(clauses + 1);
-    this.blocks = new Array<Columns>(clauses);
+    this.blocks = new Array<ScoreColumns>(clauses);
     this.blockIndex = new Int32Array(clauses);
     this.position = new Int32Array(clauses);
   }
 }
 
-const NO_DOCS: Columns = { count: 0, docs: new Uint32Array(0), tfT: new Uint16Array(0), tfB: new Uint16Array(0), lenT: new Uint16Array(0), lenB: new Uint16Array(0) };
+const NO_DOCS: ScoreColumns = { count: 0, docs: new Uint32Array(0), tfT: new Uint16Array(0), tfB: new Uint16Array(0), lenT: new Uint16Array(0), lenB: new Uint16Array(0) };
 
 /**
  * Scores the candidates of one window [start, end]: the documents of its essential clauses, which are the
@@ -349,18 +350,6 @@ function nextBlockIfDone(s: WindowScratch, c: ClauseCursor, e: number, end: numb
     s.blocks[e] = c.block(next);
     s.position[e] = 0;
   }
-}
-
-/** The position of the first of the `count` documents at or after `doc`. */
-function lowerBound(docs: Uint32Array, count: number, doc: number): number {
-  let lo = 0;
-  let hi = count;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (docs[mid]! < doc) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

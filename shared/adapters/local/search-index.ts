@@ -7,6 +7,7 @@ import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { toSearchHit, type RecordRow, type SearchRow } from './rows.js';
+import { lowerBound } from '../../search/postings.js';
 import { clausesOf, searchIndex, type SearchOptions, type TextQuery } from '../../search/searcher.js';
 import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
@@ -195,26 +196,14 @@ export class SqliteSearchIndex implements SearchIndex {
           return ok;
         }
         const seqs = agentSeqs();
-        const i = firstAtOrAbove(seqs, seq);
+        const i = lowerBound(seqs, seqs.length, seq);
         return i < seqs.length && seqs[i] === seq && (!others || lookup(seq));
       },
       acceptsAny: (from, to) => {
         if (!mine) return anyIn(from, to);
-        const i = firstAtOrAbove(mine, from);
+        const i = lowerBound(mine, mine.length, from);
         return i < mine.length && mine[i]! <= to && (!others || anyIn(from, to));
       },
     };
   }
-}
-
-/** The position of the first value at or above `value` in ascending `values`. */
-function firstAtOrAbove(values: Uint32Array, value: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
