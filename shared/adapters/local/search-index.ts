@@ -47,10 +47,10 @@ export class SqliteSearchIndex implements SearchIndex {
     this.inSnapshot = db.transaction((run: () => unknown) => run()) as <T>(run: () => T) => T;
   }
 
-  /** The tenant's tail as of the current transaction. */
-  private tailOf(tenantId: string): Tail {
+  /** The tenant's tail and the merge mark, as of the current transaction (one read of search_state). */
+  private tailOf(tenantId: string): { tail: Tail; upTo: number } {
     const { upTo, gen } = this.state.get() as { upTo: number; gen: number };
-    return this.tails.tailOf(tenantId, upTo, gen);
+    return { tail: this.tails.tailOf(tenantId, upTo, gen), upTo };
   }
 
   private statement(sql: string): Statement {
@@ -77,8 +77,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const clauses = clausesOf(text);
     if (clauses.length > maxClauses) return Infinity;
     return this.inSnapshot(() => {
-      const tail = this.tailOf(tenantId);
-      const upTo = this.postings.mergedUpTo();
+      const { tail, upTo } = this.tailOf(tenantId);
       let work = 0;
       for (const clause of clauses) {
         for (const term of clause.terms) {
@@ -117,8 +116,8 @@ export class SqliteSearchIndex implements SearchIndex {
 
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
     // only about a record that would enter the top `limit`.
-    const tail = this.tailOf(tenantId);
-    const filters = this.filtersOf(tenantId, query, conditions, values, this.postings.mergedUpTo(), tail);
+    const { tail, upTo } = this.tailOf(tenantId);
+    const filters = this.filtersOf(tenantId, query, conditions, values, upTo, tail);
     const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...filters, tail });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
