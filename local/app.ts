@@ -4,7 +4,9 @@ import type { Server } from 'node:http';
 import { createAuthorizerHandler } from '../functions/authorizer/handler.js';
 import { createClassifierWorker } from '../functions/classifier/handler.js';
 import { createClassifyHandler } from '../functions/classify/handler.js';
+import { createForgetHandler } from '../functions/forget/handler.js';
 import { createQueryHandler } from '../functions/query/handler.js';
+import { createReadHandler } from '../functions/read/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
 import { openApiJson } from '../shared/api/openapi.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
@@ -69,8 +71,15 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   const lambdaLogger = () => logger.createChild();
   const record = createRecordHandler({ records, logger: lambdaLogger() });
   const classify = createClassifyHandler({ classifier, logger: lambdaLogger() });
+  const read = createReadHandler({ records, logger: lambdaLogger() });
+  const forget = createForgetHandler({ records, logger: lambdaLogger() });
   const routes: Route[] = [
     { method: 'POST', path: '/api/v1/record', name: 'record', handler: record },
+    { method: 'GET', path: '/api/v1/record', name: 'read', handler: read },
+    { method: 'GET', path: '/api/v1/record/{id}', name: 'read', handler: read },
+    { method: 'DELETE', path: '/api/v1/record/{id}', name: 'forget', handler: forget },
+    { method: 'POST', path: '/api/v1/forget', name: 'forget', handler: forget },
+    { method: 'GET', path: '/api/v1/forget/{job_id}', name: 'forget', handler: forget },
     { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger: lambdaLogger() }) },
     { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
     { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },

@@ -3,6 +3,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { createIndexerHandler } from '../functions/indexer/handler.js';
 import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
 import { ensureTables, missingTables } from '../shared/adapters/aws/dynamodb/ensure-tables.js';
+import { TableCheckedSearch } from '../shared/adapters/aws/dynamodb/checked-search.js';
 import { dynamoDbAdapters } from '../shared/adapters/aws/dynamodb/index.js';
 import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js';
 import type { AwsConfig } from '../shared/adapters/aws/config.js';
@@ -18,6 +19,7 @@ import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/p
 import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
 import type { LocalConfig } from './config.js';
 import { lambdaContext } from './lambda-context.js';
+import { inProcessForgetJobs } from './forget-jobs.js';
 import { StreamPoller } from './stream-poller.js';
 
 /** The ports the local runtime serves from, whichever backend holds them. */
@@ -116,7 +118,8 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
   }
   const index = openSqliteAdapters(indexFile, { progress: (line) => logger.info(line) });
   const search = searchOn(index, indexFile, config);
-  const dynamo = dynamoDbAdapters(client, aws.tables);
+  const forgetJobs = inProcessForgetJobs(() => dynamo.records, logger);
+  const dynamo = dynamoDbAdapters(client, aws.tables, { forgetJobs });
   const indexer = createIndexerHandler({
     index: new SqliteDocumentIndex(index.db, index.merger),
     jobs: index.jobs,
@@ -131,7 +134,8 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
   });
   return {
     ...dynamo,
-    search,
+    // As the query Lambda does: hits checked against the table, since the index follows the stream.
+    search: new TableCheckedSearch(search, dynamo.records),
     jobs: index.jobs,
     describe: `records in DynamoDB at ${aws.dynamodbEndpoint ?? `AWS ${aws.region}`} (table ${aws.tables.records}), search index in ${indexFile}`,
     start: () => poller.start(),
@@ -139,6 +143,7 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
     sweep: () => ({ purgedIdempotencyKeys: 0 }),
     settle: (timeoutMs = 10_000) => poller.settle(timeoutMs),
     close: async () => {
+      await forgetJobs.idle();
       await poller.stop();
       await search.close();
       index.close();

@@ -66,7 +66,10 @@ class Gateway {
     checkRequestHead(req);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
-    const candidates = this.options.routes.filter((r) => r.path === url.pathname);
+    const candidates = this.options.routes.flatMap((r) => {
+      const params = pathParameters(r.path, url.pathname);
+      return params ? [{ ...r, params }] : [];
+    });
     if (candidates.length === 0) throw new AppError('not_found', `No route for ${url.pathname}`);
     // HEAD is answered as GET is, without the body (Node's response leaves it out).
     const route = candidates.find((r) => methodsOf(r).includes(method));
@@ -84,7 +87,7 @@ class Gateway {
     }
 
     const body = await readBody(req);
-    const event = proxyEvent(req, method, route, url, headers, body, authorizer, requestId);
+    const event = proxyEvent(req, method, route, url, headers, body, authorizer, requestId, route.params);
     return route.handler(event, lambdaContext(route.name, requestId));
   }
 
@@ -138,6 +141,31 @@ class Gateway {
     }
     return context;
   }
+}
+
+/**
+ * The path parameters of a route whose path (`/api/v1/record/{id}`) matches the request's, decoded as API
+ * Gateway decodes them; null when it does not match. A `{name}` is one whole, non-empty segment.
+ */
+export function pathParameters(template: string, pathname: string): Record<string, string> | null {
+  const want = template.split('/');
+  const got = pathname.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const name = /^\{(\w+)\}$/.exec(want[i]!)?.[1];
+    if (name === undefined) {
+      if (want[i] !== got[i]) return null;
+      continue;
+    }
+    if (got[i] === '') return null;
+    try {
+      params[name] = decodeURIComponent(got[i]!);
+    } catch {
+      params[name] = got[i]!;
+    }
+  }
+  return params;
 }
 
 function singleValueHeaders(req: IncomingMessage): Record<string, string> {
@@ -245,6 +273,7 @@ function proxyEvent(
   { body, isBase64Encoded }: RequestBody,
   authorizer: AuthorizerContext,
   requestId: string,
+  params: Record<string, string>,
 ): APIGatewayProxyEvent {
   const query = Object.fromEntries(url.searchParams);
   return {
@@ -255,7 +284,7 @@ function proxyEvent(
     multiValueHeaders: multiValueHeaders(req),
     queryStringParameters: Object.keys(query).length === 0 ? null : query,
     multiValueQueryStringParameters: Object.keys(query).length === 0 ? null : multiValueQuery(url),
-    pathParameters: null,
+    pathParameters: Object.keys(params).length === 0 ? null : params,
     stageVariables: null,
     body,
     isBase64Encoded,

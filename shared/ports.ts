@@ -1,4 +1,5 @@
 import type { IdempotencyClaim } from './domain/idempotency.js';
+import type { ListRequest } from './domain/listing.js';
 import type { ParsedQuery } from './domain/query-parse.js';
 import type { Classification, RecordReceipt, RecordType, SearchHit, StoredRecord } from './domain/record.js';
 import type { ApiKeyInfo, Limits, Principal, Tenant, Usage } from './domain/tenant.js';
@@ -32,6 +33,40 @@ export interface DeletedRecord {
   deleted_at: string;
 }
 
+/** What a forget deletes: the records that match every selector given. */
+export interface ForgetSelectors {
+  agent_id?: string | undefined;
+  client?: string | undefined;
+  type?: RecordType | undefined;
+  /** ISO 8601 instant, UTC: records created before it. */
+  before?: string | undefined;
+  ids?: string[] | undefined;
+}
+
+/** How a forget went: finished within the call, or handed to a job that hides what it matched until it is done. */
+export type ForgetOutcome =
+  | { kind: 'done'; matched: number; deleted: number }
+  | { kind: 'job'; job_id: string; matched: number };
+
+/** A forget job, as `GET /api/v1/forget/{job_id}` reports it. */
+export interface ForgetJobStatus {
+  status: 'running' | 'done' | 'failed';
+  matched: number;
+  deleted: number;
+}
+
+/** What an import did: records stored, and records skipped because their id exists already. */
+export interface ImportResult {
+  imported: number;
+  /** Records whose id the tenant holds already. */
+  skipped: number;
+  /** Records whose id another tenant holds, on a backend that keeps ids unique across tenants (SQLite); not imported. */
+  taken: number;
+}
+
+/** What erasing a tenant's data removed, by kind. */
+export type ErasedCounts = Record<string, number>;
+
 export interface RecordStore {
   /**
    * Stores a record durably, counts it against the monthly quota and queues its classification, all in
@@ -48,6 +83,30 @@ export interface RecordStore {
    * the tenant has no record with this id: unknown, already deleted, or another tenant's. Gives no quota back.
    */
   delete(tenantId: string, id: string): Promise<DeletedRecord | null>;
+  /**
+   * One page of the tenant's records that pass the filters, in the request's order (by `created_at`, then
+   * `id`), strictly after `request.after`: at most `request.limit` records. Never a deleted record, nor one a
+   * running forget job has matched.
+   */
+  list(tenantId: string, request: ListRequest): Promise<StoredRecord[]>;
+  /**
+   * Deletes the tenant's records that match every selector and were created before `at` (so records written
+   * after the forget answered are never touched), or with `dryRun` counts them. A backend that cannot finish
+   * within one request starts a job instead, which hides what it matched from every read from then on.
+   */
+  forget(tenantId: string, selectors: ForgetSelectors, options: { dryRun: boolean; at: Date }): Promise<ForgetOutcome>;
+  /** The tenant's forget job, or null when it has none with this id (and always on a backend without jobs). */
+  forgetJob(tenantId: string, jobId: string): Promise<ForgetJobStatus | null>;
+  /**
+   * Stores records as an export gave them, keeping `id`, `created_at` and `classification`, without counting
+   * them against any quota; a record whose id the tenant has already is skipped, so an import can run again.
+   */
+  import(tenantId: string, records: StoredRecord[]): Promise<ImportResult>;
+  /**
+   * Erases the tenant's data on this store: its records (and their search index entries), its jobs and its
+   * idempotency keys, and says how many of each it removed. Usage counters stay, for billing.
+   */
+  eraseTenant(tenantId: string, progress?: (line: string) => void): Promise<ErasedCounts>;
   /** Attaches a classification suggestion; never changes `type`. Returns false when there is no such record. */
   setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean>;
 }
@@ -112,6 +171,10 @@ export interface KeyStore {
   findByHash(keyHash: string): Promise<KeyLookup | null>;
   /** Revokes a key, found by its id or by the hash of its secret. Returns the key, or null when unknown. */
   revoke(ref: { keyId: string } | { keyHash: string }): Promise<ApiKeyInfo | null>;
+  /** Changes a tenant's limits; returns the tenant as it is now, or null when there is no such tenant. */
+  updateTenant(tenantId: string, changes: { name?: string; limits?: Partial<Limits> }): Promise<Tenant | null>;
+  /** Deletes a tenant and its keys (every lookup of them); returns how many keys went, or null when unknown. */
+  deleteTenant(tenantId: string): Promise<{ keys: number } | null>;
 }
 
 export interface UsageMeter {

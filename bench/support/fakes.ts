@@ -2,7 +2,8 @@
  * In-memory fakes of the ports, for timing the handlers' own compute: every method answers at once from a
  * Map, and counts its calls so a benchmark can check that its requests reached the ports. They keep the
  * promises the port interfaces make where a handler depends on them (quota, idempotency, tenant scoping),
- * and nothing more; they are not adapters and the port suite does not run against them.
+ * and nothing more; they are not adapters and the port suite does not run against them. Each implements
+ * the part of its port that the timed handlers call.
  */
 import { AppError } from '../../shared/domain/errors.js';
 import { receiptOf, type Classification, type RecordReceipt, type SearchHit, type StoredRecord } from '../../shared/domain/record.js';
@@ -27,7 +28,7 @@ import type {
 const key = (tenantId: string, id: string) => `${tenantId}\u0000${id}`;
 
 /** Records in a Map, with the monthly quota and the idempotency keys the real stores keep. */
-export class FakeRecordStore implements RecordStore {
+export class FakeRecordStore implements Pick<RecordStore, 'create' | 'get' | 'delete' | 'setClassification'> {
   readonly calls = { create: 0, get: 0, delete: 0, setClassification: 0 };
   private readonly records = new Map<string, StoredRecord>();
   private readonly monthly = new Map<string, number>();
@@ -126,7 +127,7 @@ export class FakeUsageMeter implements UsageMeter {
 }
 
 /** Tenants and keys by hash, as the authorizer reads them. */
-export class FakeKeyStore implements KeyStore {
+export class FakeKeyStore implements Omit<KeyStore, 'updateTenant' | 'deleteTenant'> {
   readonly calls = { findByHash: 0 };
   private readonly tenants = new Map<string, Tenant>();
   /** By the hash of the secret, as the real stores index them. */

@@ -9,7 +9,7 @@ import { headerValue } from '../../shared/http/responses.js';
 import type { KeyStore } from '../../shared/ports.js';
 
 export interface AuthorizerDeps {
-  keys: KeyStore;
+  keys: Pick<KeyStore, 'findByHash'>;
   logger: Logger;
 }
 

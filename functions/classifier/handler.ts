@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Classifier, RecordStore } from '../../shared/ports.js';
 
 export interface ClassifierWorkerDeps {
-  records: RecordStore;
+  records: Pick<RecordStore, 'get' | 'setClassification'>;
   classifier: Classifier;
   logger: Logger;
   now?: () => Date;

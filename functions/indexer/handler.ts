@@ -49,7 +49,8 @@ function decode(record: DynamoDBRecord, recordFromImage: IndexerDeps['recordFrom
     const decoded = recordFromImage(dynamodb.NewImage);
     const missing = REQUIRED_STRINGS.filter((field) => typeof decoded[field] !== 'string' || decoded[field] === '');
     if (missing.length > 0) throw new Error(`NewImage lacks ${missing.join(', ')}`);
-    return { change: { kind: 'upsert', record: decoded }, classify: eventName === 'INSERT' };
+    // An imported record that carries its classification keeps it; every other new record is classified.
+    return { change: { kind: 'upsert', record: decoded }, classify: eventName === 'INSERT' && decoded.classification === null };
   }
   if (eventName === 'REMOVE') {
     // The sort key alone names the record but not its tenant; the old image has both.

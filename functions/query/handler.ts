@@ -3,7 +3,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
-import type { SearchHit } from '../../shared/domain/record.js';
+import { publicRecord, type SearchHit } from '../../shared/domain/record.js';
 import { parseSearchParams } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
 import { principalOf } from '../../shared/http/auth-context.js';
@@ -22,18 +22,8 @@ export interface QueryHandlerDeps {
 
 /** One result element, with its fields in the order the interface lists them. */
 function toResult(hit: SearchHit) {
-  return {
-    id: hit.id,
-    agent_id: hit.agent_id,
-    type: hit.type,
-    title: hit.title,
-    body: hit.body,
-    client: hit.client,
-    created_at: hit.created_at,
-    metadata: hit.metadata,
-    rank: hit.rank,
-    classification: hit.classification,
-  };
+  const { created_at, metadata, classification, ...head } = publicRecord(hit);
+  return { ...head, created_at, metadata, rank: hit.rank, classification };
 }
 
 /**

@@ -12,7 +12,7 @@ import { usageMetrics } from '../../shared/http/usage-metrics.js';
 import type { RecordStore } from '../../shared/ports.js';
 
 export interface RecordHandlerDeps {
-  records: RecordStore;
+  records: Pick<RecordStore, 'create'>;
   logger: Logger;
   /** Per-tenant usage metrics (on AWS); none locally. */
   metrics?: Metrics;

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   body_too_large: 400,
   invalid_limit: 400,
   invalid_since: 400,
+  invalid_until: 400,
+  invalid_cursor: 400,
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,

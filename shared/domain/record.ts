@@ -84,6 +84,38 @@ export function newRecord(tenantId: string, input: RecordInput, at: Date): Store
   };
 }
 
+/** A record as the API answers it (get, list, export): the documented fields in the documented order, without the tenant. */
+export function publicRecord(record: StoredRecord) {
+  return {
+    id: record.id,
+    agent_id: record.agent_id,
+    type: record.type,
+    title: record.title,
+    body: record.body,
+    client: record.client,
+    created_at: record.created_at,
+    metadata: record.metadata,
+    classification: record.classification,
+  };
+}
+
+/** A record id as the service makes them: a UUIDv7 in lowercase hex. */
+const RECORD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * The record id a caller named, in the form the stores keep (UUIDs compare case-insensitively), or null when
+ * it cannot be one; a malformed id then answers as an unknown one does (404), so it never costs a read.
+ */
+export function recordIdOf(raw: string): string | null {
+  const id = raw.toLowerCase();
+  return RECORD_ID.test(id) ? id : null;
+}
+
+/** The millisecond a UUIDv7 was made in: its first 48 bits. */
+export function idMillis(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
 /** The receipt of a stored record. */
 export function receiptOf(record: Pick<StoredRecord, 'id' | 'created_at' | 'tenant_id'>): RecordReceipt {
   return { id: record.id, created_at: record.created_at, tenant_id: record.tenant_id };

@@ -107,6 +107,26 @@ export const classifyInputSchema = z
   })
   .meta({ id: 'ClassifyInput', description: 'A title and a body to suggest a type for.' });
 
+/** A date (`YYYY-MM-DD`, 00:00 UTC) or an ISO 8601 date-time, read as the UTC instant with milliseconds. */
+const instant = () =>
+  z.string().transform((s, ctx) => {
+    const iso = parseSince(s);
+    if (iso === null) {
+      ctx.addIssue({ code: 'custom', message: 'must be YYYY-MM-DD or an ISO 8601 date-time' });
+      return z.NEVER;
+    }
+    return iso;
+  });
+
+/** `limit` of a search or a listing, as a query string parameter. */
+const limitParam = z
+  .string()
+  .regex(/^\d{1,3}$/)
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(LIMITS.searchLimitMax))
+  .optional()
+  .transform((n) => n ?? LIMITS.searchLimitDefault);
+
 /** Query string of `GET /api/v1/query`. Parameters the interface does not name are ignored. */
 export const searchParamsSchema = z.object({
   q: z.string().optional().meta({
@@ -117,26 +137,8 @@ export const searchParamsSchema = z.object({
   agent_id: optionalTag(LIMITS.agentIdChars).meta({ description: 'Only records written by this agent (exact match).' }),
   type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
   client: optionalTag(LIMITS.clientChars).meta({ description: 'Only records about this client (exact match).' }),
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/)
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(LIMITS.searchLimitMax))
-    .optional()
-    .transform((n) => n ?? LIMITS.searchLimitDefault)
-    .meta({ description: `How many records to return, ${1} to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
-  since: z
-    .string()
-    .transform((s, ctx) => {
-      const iso = parseSince(s);
-      if (iso === null) {
-        ctx.addIssue({ code: 'custom', message: 'must be YYYY-MM-DD or an ISO 8601 date-time' });
-        return z.NEVER;
-      }
-      return iso;
-    })
-    .optional()
-    .meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
+  limit: limitParam.meta({ description: `How many records to return, ${1} to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
+  since: instant().optional().meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
 });
 
 /**
@@ -160,7 +162,72 @@ export const recallQuerySchema = z
   })
   .meta({ id: 'RecallQuery', description: 'A search: free text and filters, all optional.' });
 
+/** The order of a listing: by `created_at`, then `id`. */
+export const LIST_ORDERS = ['desc', 'asc'] as const;
+
+/**
+ * Query string of `GET /api/v1/record`: a listing's filters (as search's, plus `until`), its order and page
+ * size, and the cursor of the page before. Parameters the service does not know are ignored, as in search.
+ */
+export const listParamsSchema = z.object({
+  agent_id: searchParamsSchema.shape.agent_id,
+  type: searchParamsSchema.shape.type,
+  client: searchParamsSchema.shape.client,
+  since: searchParamsSchema.shape.since,
+  until: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).' }),
+  order: z.enum(LIST_ORDERS).optional().meta({ description: 'desc (the default): newest first; asc: oldest first. By created_at, then id.' }),
+  limit: limitParam.meta({ description: `Records per page, 1 to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
+  cursor: z.string().optional().meta({
+    description:
+      'The next_cursor of the page before. It carries the filters and the order: send the same ones again, or none. ' +
+      'A cursor with other filters, or not made for this tenant, is 400 invalid_cursor.',
+  }),
+});
+
+/** A listing as typed values, for the SDK and the MCP tool, sent as the query string `listParamsSchema` reads. */
+export const listQuerySchema = z
+  .strictObject({
+    agent_id: listParamsSchema.shape.agent_id,
+    type: listParamsSchema.shape.type,
+    client: listParamsSchema.shape.client,
+    since: z.string().optional().meta({ description: listParamsSchema.shape.since.description }),
+    until: z.string().optional().meta({ description: listParamsSchema.shape.until.description }),
+    order: listParamsSchema.shape.order,
+    limit: z.number().int().min(1).max(LIMITS.searchLimitMax).optional().meta({ description: listParamsSchema.shape.limit.description }),
+    cursor: listParamsSchema.shape.cursor,
+  })
+  .meta({ id: 'ListQuery', description: 'A listing: filters, order, page size and cursor, all optional.' });
+
+/** How many ids one forget may name. */
+export const FORGET_IDS_MAX = 1000;
+
+/**
+ * Body of `POST /api/v1/forget`: the selectors, every one of which a record must match, and `dry_run`. At
+ * least one selector is required: erasing a whole tenant is the operator's `tenant delete`.
+ */
+export const forgetInputSchema = z
+  .strictObject({
+    agent_id: requiredText(LIMITS.agentIdChars).optional().meta({ description: 'Only records written by this agent.' }),
+    client: requiredText(LIMITS.clientChars).optional().meta({ description: 'Only records about this client.' }),
+    type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
+    before: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
+    ids: z
+      .array(z.string().max(64))
+      .min(1)
+      .max(FORGET_IDS_MAX)
+      .optional()
+      .meta({ description: `Only the records with these ids: 1 to ${FORGET_IDS_MAX}. Ids that name no record of the tenant match nothing.` }),
+    dry_run: z.boolean().optional().meta({ description: 'true: delete nothing, and say how many records would go.' }),
+  })
+  .meta({ id: 'ForgetInput', description: 'Which records to delete: those that match every selector given (at least one).' });
+
+/** The selectors of a forget, in the order a missing one is named. */
+export const FORGET_SELECTORS = ['agent_id', 'client', 'type', 'before', 'ids'] as const;
+
 export type SearchParams = z.output<typeof searchParamsSchema>;
+export type ListParams = z.output<typeof listParamsSchema>;
+export type ListQuery = z.input<typeof listQuerySchema>;
+export type ForgetInput = z.output<typeof forgetInputSchema>;
 export type RecallQuery = z.input<typeof recallQuerySchema>;
 export type ClassifyInput = z.output<typeof classifyInputSchema>;
 
@@ -204,6 +271,52 @@ export const searchHitSchema = z
     classification: classificationSchema.nullable().meta({ description: 'null until the background worker has run.' }),
   })
   .meta({ id: 'SearchHit', description: 'A stored record and its relevance.' });
+
+/** A stored record, as `GET /api/v1/record/{id}`, a listing and an export give it: a search hit without `rank`. */
+export const recordSchema = searchHitSchema
+  .omit({ rank: true })
+  .meta({ id: 'Record', description: 'A stored record.' });
+
+/** A page of a listing (200). */
+export const recordPageSchema = z
+  .strictObject({
+    records: z.array(recordSchema),
+    next_cursor: z.string().nullable().meta({ description: 'Pass it as `cursor` for the next page; null on the last page.' }),
+  })
+  .meta({ id: 'RecordPage', description: 'One page of records, in the listing\'s order.' });
+
+/** The answer of `DELETE /api/v1/record/{id}` (200). */
+export const deletedRecordSchema = z
+  .strictObject({ id: z.string(), deleted_at: timestamp })
+  .meta({ id: 'DeletedRecord', description: 'The record is gone from every read from now on.' });
+
+const count = z.number().int().min(0);
+
+/** The answer of a forget that finished within the request (200). */
+export const forgetResultSchema = z
+  .strictObject({
+    matched: count.meta({ description: 'How many records matched every selector.' }),
+    deleted: count.meta({ description: 'How many were deleted: 0 on a dry run.' }),
+    dry_run: z.boolean(),
+  })
+  .meta({ id: 'ForgetResult', description: 'What a forget matched and deleted.' });
+
+/** The answer of a forget that runs as a job (202). */
+export const forgetAcceptedSchema = z
+  .strictObject({
+    job_id: z.string().meta({ description: 'Follow it at GET /api/v1/forget/{job_id}.' }),
+    matched: count.meta({ description: 'How many records matched; they are hidden from every read from this answer on.' }),
+  })
+  .meta({ id: 'ForgetAccepted', description: 'A forget too large for one request, running as a job.' });
+
+/** The answer of `GET /api/v1/forget/{job_id}` (200). */
+export const forgetJobSchema = z
+  .strictObject({
+    status: z.enum(['running', 'done', 'failed']),
+    matched: count,
+    deleted: count,
+  })
+  .meta({ id: 'ForgetJob', description: 'The state of a forget job.' });
 
 /** The answer of a search (200): the hits, best first. */
 export const searchResultsSchema = z.array(searchHitSchema).meta({ id: 'SearchResults' });

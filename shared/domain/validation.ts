@@ -1,7 +1,17 @@
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from './errors.js';
 import { RECORD_TYPES } from './record.js';
-import { classifyInputSchema, recordInputSchema, searchParamsSchema, type SearchParams } from './schemas.js';
+import {
+  classifyInputSchema,
+  FORGET_SELECTORS,
+  forgetInputSchema,
+  listParamsSchema,
+  recordInputSchema,
+  searchParamsSchema,
+  type ForgetInput,
+  type ListParams,
+  type SearchParams,
+} from './schemas.js';
 import { isBlank } from './text.js';
 
 type Issue = z.core.$ZodIssue;
@@ -11,6 +21,7 @@ const FIELD_CODES: Record<string, ErrorCode> = {
   type: 'invalid_type',
   limit: 'invalid_limit',
   since: 'invalid_since',
+  until: 'invalid_until',
 };
 
 const TYPE_MESSAGE = `type must be one of: ${RECORD_TYPES.join(', ')}`;
@@ -34,6 +45,9 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
   if (named === 'invalid_limit') return new AppError('invalid_limit', 'limit must be an integer from 1 to 100');
   if (named === 'invalid_since') {
     return new AppError('invalid_since', 'since must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+  }
+  if (named === 'invalid_until') {
+    return new AppError('invalid_until', 'until must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
   }
   if (named === 'body_too_large') return new AppError('body_too_large', `${field} ${issue.message}`);
   if (issue.code === 'invalid_type') {
@@ -75,4 +89,24 @@ export function parseClassifyInput(input: unknown) {
 /** Validates the query string of a search; throws AppError(invalid_limit | invalid_since | invalid_type | invalid_field). */
 export function parseSearchParams(params: Record<string, string | undefined>): SearchParams {
   return parseOrThrow(searchParamsSchema, params, ['q', 'agent_id', 'type', 'client', 'limit', 'since'], []);
+}
+
+/** Validates the query string of a listing; throws AppError(invalid_limit | invalid_since | invalid_until | invalid_type | invalid_field). */
+export function parseListParams(params: Record<string, string | undefined>): ListParams {
+  return parseOrThrow(listParamsSchema, params, ['agent_id', 'type', 'client', 'since', 'until', 'order', 'limit', 'cursor'], []);
+}
+
+/**
+ * Validates the body of a forget; throws AppError(missing_field) when it names no selector, since erasing a
+ * whole tenant is never one request's job.
+ */
+export function parseForgetInput(input: unknown): ForgetInput {
+  const forget = parseOrThrow(forgetInputSchema, input, [...FORGET_SELECTORS, 'dry_run'], []);
+  if (FORGET_SELECTORS.every((selector) => forget[selector] === undefined)) {
+    throw new AppError(
+      'missing_field',
+      `at least one of ${FORGET_SELECTORS.join(', ')} is required (erasing a whole tenant is the operator's tenant delete)`,
+    );
+  }
+  return forget;
 }

@@ -9,6 +9,7 @@ export const USAGE_METRIC = {
   recordsWritten: 'RecordsWritten',
   bytesStored: 'BytesStored',
   queriesServed: 'QueriesServed',
+  recordsDeleted: 'RecordsDeleted',
   recordQuotaRejections: 'RecordQuotaRejections',
   queryQuotaRejections: 'QueryQuotaRejections',
 } as const;
@@ -22,6 +23,8 @@ export interface UsageMetrics {
   recordWritten(tenantId: string, bytes: number): void;
   /** A search answered 200. */
   queryServed(tenantId: string): void;
+  /** Records were deleted: one by id, or a forget's (a forget job counts what it matched when it starts). */
+  recordsDeleted(tenantId: string, count: number): void;
   /** Counts the error when it is a quota rejection; any other error is left alone. */
   rejected(tenantId: string, error: unknown): void;
 }
@@ -45,6 +48,9 @@ export function usageMetrics(metrics: Metrics | undefined): UsageMetrics {
     },
     queryServed(tenantId) {
       emit(tenantId, [[USAGE_METRIC.queriesServed, MetricUnit.Count, 1]]);
+    },
+    recordsDeleted(tenantId, count) {
+      if (count > 0) emit(tenantId, [[USAGE_METRIC.recordsDeleted, MetricUnit.Count, count]]);
     },
     rejected(tenantId, error) {
       if (!(error instanceof AppError)) return;

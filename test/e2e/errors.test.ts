@@ -576,13 +576,10 @@ describe('500 internal_error', () => {
     logger.error = ((...args: unknown[]) => {
       logged.push(args);
     }) as typeof logger.error;
-    const failing: RecordStore = {
+    const failing: Pick<RecordStore, 'create'> = {
       create: async () => {
         throw new Error('boom secret');
       },
-      get: async () => null,
-      delete: async () => null,
-      setClassification: async () => false,
     };
     server = createGatewayServer({
       routes: [{ method: 'POST', path: '/api/v1/record', name: 'record', handler: createRecordHandler({ records: failing, logger }) }],

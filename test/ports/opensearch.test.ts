@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
+import { forgetMatches } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
 import { putRecordsIndexTemplate, RECORDS_SIMILARITY } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
@@ -85,6 +86,25 @@ if (url === undefined || url === '') {
           if (found) await push(tenantId, id);
           return found;
         },
+        list: (tenantId, request) => adapters.records.list(tenantId, request),
+        // One delete at a time, each as the stream would deliver it: what the forget matches, then deleted.
+        async forget(tenantId, selectors, options) {
+          const counted = await adapters.records.forget(tenantId, selectors, { ...options, dryRun: true });
+          if (options.dryRun || counted.kind !== 'done') return counted;
+          const all = await adapters.records.list(tenantId, { filters: {}, order: 'asc', limit: 1_000_000 });
+          let deleted = 0;
+          for (const record of all.filter((r) => forgetMatches(r, selectors, options.at.toISOString()))) {
+            if (await records.delete(tenantId, record.id)) deleted++;
+          }
+          return { kind: 'done', matched: counted.matched, deleted };
+        },
+        forgetJob: (tenantId, jobId) => adapters.records.forgetJob(tenantId, jobId),
+        async import(tenantId, imported) {
+          const result = await adapters.records.import(tenantId, imported);
+          for (const record of imported) await push(tenantId, record.id).catch(() => undefined);
+          return result;
+        },
+        eraseTenant: (tenantId) => adapters.records.eraseTenant(tenantId),
       };
 
       return {

@@ -48,7 +48,7 @@ async function emitted(run: () => Promise<unknown>): Promise<Record<string, any>
     .map((l) => JSON.parse(l));
 }
 
-const records = (create: RecordStore['create']): RecordStore => ({ create, get: async () => null, delete: async () => null, setClassification: async () => true });
+const records = (create: RecordStore['create']): Pick<RecordStore, 'create'> => ({ create });
 
 describe('per-tenant usage metrics in embedded metric format', () => {
   const metrics = () => new Metrics({ namespace: 'AgentMemory', serviceName: 'memory' });

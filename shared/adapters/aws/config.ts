@@ -26,6 +26,10 @@ export const awsEnvSchema = z.object({
   MEMORY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(8_000).default(LIMITS.searchTimeoutMs),
   /** The classification queue; the indexer Lambda needs it. */
   CLASSIFICATION_QUEUE_URL: z.url().optional(),
+  /** The forget jobs' queue; the forget Lambda sends to it. */
+  FORGET_QUEUE_URL: z.url().optional(),
+  /** The forget queue's maxReceiveCount: the forget worker marks a job failed on its last delivery. */
+  FORGET_MAX_RECEIVES: z.coerce.number().int().min(1).max(1000).default(3),
   /**
    * The deployed REST API, its stage and its default usage plan, from the stack's outputs. The admin CLI
    * needs all three to register keys with API Gateway; set none of them locally.
@@ -52,6 +56,7 @@ export interface AwsConfig {
   tables: TableNames;
   opensearch: { endpoint: string | undefined; index: string; searchTimeoutMs: number };
   classificationQueueUrl: string | undefined;
+  forget: { queueUrl: string | undefined; maxReceives: number };
   /** The API Gateway side of key issuance; null unless all three MEMORY_API_* settings are given. */
   gateway: GatewaySettings | null;
   /** The classification worker's Bedrock model; null for the linear model (MEMORY_CLASSIFIER=linear). */
@@ -95,6 +100,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
     },
     opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX, searchTimeoutMs: c.MEMORY_SEARCH_TIMEOUT_MS },
     classificationQueueUrl: c.CLASSIFICATION_QUEUE_URL,
+    forget: { queueUrl: c.FORGET_QUEUE_URL, maxReceives: c.FORGET_MAX_RECEIVES },
     gateway: apiId && stage && defaultUsagePlanId ? { apiId, stage, defaultUsagePlanId } : null,
     bedrock: c.BEDROCK_MODEL_ID !== undefined ? { modelId: c.BEDROCK_MODEL_ID, timeoutMs: c.BEDROCK_TIMEOUT_MS } : null,
     serviceName: c.POWERTOOLS_SERVICE_NAME,

@@ -108,6 +108,16 @@ export const MIGRATIONS: readonly string[] = [
   // The newest creation time per tenant and block of records, so that a search filtered by `since`
   // skips the blocks of older records unread (newest.ts).
   NEWEST_TABLE_SQL,
+  // Listing pages by (created_at, id) (docs/api.md, "Listing"): the tenant's index by creation time and the
+  // agent's end in the id instead of the seq, so that a page is one range of an index in the listing's own
+  // order, whatever the filters' selectivity. The same number of indexes; the agent's still holds the seq
+  // (the rowid is in every index), which the search's agent set reads.
+  `
+  DROP INDEX records_tenant_recent;
+  DROP INDEX records_tenant_agent_recent;
+  CREATE INDEX records_tenant_created ON records(tenant_id, created_at, id);
+  CREATE INDEX records_tenant_agent_created ON records(tenant_id, agent_id, created_at, id);
+  `,
 ];
 
 /**

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { ApiKeyInfo, Tenant } from '../../domain/tenant.js';
+import type { ApiKeyInfo, Limits, Tenant } from '../../domain/tenant.js';
 import type { KeyLookup, KeyStore, NewTenant } from '../../ports.js';
 import type { Db } from './database.js';
 
@@ -115,6 +115,23 @@ export class SqliteKeyStore implements KeyStore {
     if (!key) return null;
     const tenant = await this.getTenant(key.tenant_id);
     return tenant ? { key: toKey(key), tenant } : null;
+  }
+
+  async updateTenant(tenantId: string, changes: { name?: string; limits?: Partial<Limits> }): Promise<Tenant | null> {
+    const current = await this.getTenant(tenantId);
+    if (!current) return null;
+    const limits = { ...current.limits, ...changes.limits };
+    this.db
+      .prepare('UPDATE tenants SET name = ?, record_quota = ?, query_quota = ?, rate = ?, burst = ? WHERE id = ?')
+      .run(changes.name ?? current.name, limits.recordQuota, limits.queryQuota, limits.rate, limits.burst, tenantId);
+    return this.getTenant(tenantId);
+  }
+
+  async deleteTenant(tenantId: string): Promise<{ keys: number } | null> {
+    return this.db.transaction(() => {
+      const keys = this.db.prepare('DELETE FROM api_keys WHERE tenant_id = ?').run(tenantId).changes;
+      return this.db.prepare('DELETE FROM tenants WHERE id = ?').run(tenantId).changes === 1 ? { keys } : null;
+    })();
   }
 
   async revoke(ref: { keyId: string } | { keyHash: string }): Promise<ApiKeyInfo | null> {

@@ -1,11 +1,23 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
+import type { ListRequest, RecordFilters } from '../../domain/listing.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
-import type { CreateRecordOptions, CreateRecordResult, DeletedRecord, RecordStore } from '../../ports.js';
+import type {
+  CreateRecordOptions,
+  CreateRecordResult,
+  DeletedRecord,
+  ErasedCounts,
+  ForgetJobStatus,
+  ForgetOutcome,
+  ForgetSelectors,
+  ImportResult,
+  RecordStore,
+} from '../../ports.js';
 import type { Db } from './database.js';
 import { groupCommitOf } from './group-commit.js';
 import { indexChanges } from './index-changes.js';
 import { NEXT_SEQ_SQL, toStoredRecord, type RecordRow } from './rows.js';
+import type { Statement } from 'better-sqlite3';
 import type { SearchMerger } from './search-merger.js';
 
 /**
@@ -18,6 +30,10 @@ import type { SearchMerger } from './search-merger.js';
 export class SqliteRecordStore implements RecordStore {
   private readonly createTx;
   private readonly deleteTx;
+  private readonly forgetSliceTx;
+  private readonly importTx;
+  private readonly eraseTx;
+  private readonly statements = new Map<string, Statement>();
   private readonly getStmt;
   private readonly classifyStmt;
   private readonly commits;
@@ -80,13 +96,72 @@ export class SqliteRecordStore implements RecordStore {
     );
     const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
     const deleteJob = db.prepare<[string, string]>('DELETE FROM classification_jobs WHERE tenant_id = ? AND record_id = ?');
-    this.deleteTx = db.transaction((tenantId: string, id: string): DeletedRecord | null => {
+    const remove = (tenantId: string, id: string): boolean => {
       const row = findForDelete.get(tenantId, id);
-      if (!row) return null;
+      if (!row) return false;
       changeIndex(tenantId, { doc: row.seq, title: row.title, body: row.body }, -1);
       deleteRecord.run(row.seq);
       deleteJob.run(tenantId, id);
-      return { id, deleted_at: new Date(this.clock()).toISOString() };
+      return true;
+    };
+    this.deleteTx = db.transaction((tenantId: string, id: string): DeletedRecord | null =>
+      remove(tenantId, id) ? { id, deleted_at: new Date(this.clock()).toISOString() } : null,
+    );
+    // A forget's records go a slice at a time, each slice one transaction of at most FORGET_SLICE_MS of work,
+    // so the writes and deletes of other tenants wait for one slice at most, never for the whole forget.
+    this.forgetSliceTx = db.transaction((tenantId: string, ids: string[], from: number): { next: number; deleted: number } => {
+      const started = performance.now();
+      let next = from;
+      let deleted = 0;
+      while (next < ids.length && (next === from || performance.now() - started < FORGET_SLICE_MS)) {
+        if (remove(tenantId, ids[next++]!)) deleted++;
+      }
+      return { next, deleted };
+    });
+
+    // An import keeps the record's id, creation time and classification, and counts against no quota. SQLite
+    // keeps ids unique across tenants, so an id another tenant holds is not imported (`taken`).
+    const importRecord = db.prepare(`
+      INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification)
+      VALUES (${NEXT_SEQ_SQL}, @id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at, @classification)
+      ON CONFLICT (id) DO NOTHING`);
+    const ownerOf = db.prepare<[string], string>('SELECT tenant_id FROM records WHERE id = ?').pluck();
+    this.importTx = db.transaction((tenantId: string, records: StoredRecord[]): ImportResult => {
+      const result = { imported: 0, skipped: 0, taken: 0 };
+      const now = this.clock();
+      for (const record of records) {
+        const inserted = importRecord.run({
+          ...record,
+          tenant_id: tenantId,
+          metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
+          classification: record.classification === null ? null : JSON.stringify(record.classification),
+        }).changes;
+        if (inserted === 1) {
+          result.imported++;
+          if (record.classification === null) insertJob.run(tenantId, record.id, now);
+        } else if (ownerOf.get(record.id) === tenantId) result.skipped++;
+        else result.taken++;
+      }
+      return result;
+    });
+
+    this.eraseTx = db.transaction((tenantId: string): ErasedCounts => {
+      const key = db.prepare<[string], number>('SELECT key FROM search_tenants WHERE tenant = ?').pluck().get(tenantId);
+      if (key !== undefined) {
+        for (const table of ['search_heads', 'search_metas', 'search_blocks', 'search_positions']) {
+          db.prepare(`DELETE FROM ${table} WHERE tkey = ?`).run(key);
+        }
+        db.prepare('DELETE FROM search_tenants WHERE key = ?').run(key);
+      }
+      db.prepare('DELETE FROM search_newest WHERE tenant_id = ?').run(tenantId);
+      const records = db.prepare('DELETE FROM records WHERE tenant_id = ?').run(tenantId).changes;
+      // The searches' tail caches and a merge under way read the records above the mark again (search-merge.ts).
+      db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1').run();
+      return {
+        records,
+        classification_jobs: db.prepare('DELETE FROM classification_jobs WHERE tenant_id = ?').run(tenantId).changes,
+        idempotency_keys: db.prepare('DELETE FROM idempotency_keys WHERE tenant_id = ?').run(tenantId).changes,
+      };
     });
 
     this.commits = groupCommitOf(db);
@@ -117,8 +192,94 @@ export class SqliteRecordStore implements RecordStore {
     return this.commits.submit(() => this.deleteTx(tenantId, id));
   }
 
+  async list(tenantId: string, request: ListRequest): Promise<StoredRecord[]> {
+    const { where, values } = filterConditions(request.filters);
+    const dir = request.order === 'asc' ? 'ASC' : 'DESC';
+    if (request.after) {
+      // A row value: SQLite reads it as one range of the index, from the cursor's position on.
+      where.push(`(created_at, id) ${request.order === 'asc' ? '>' : '<'} (?, ?)`);
+      values.push(request.after.created_at, request.after.id);
+    }
+    const rows = this.statement(
+      `SELECT * FROM records WHERE tenant_id = ?${where.map((c) => ` AND ${c}`).join('')} ORDER BY created_at ${dir}, id ${dir} LIMIT ?`,
+    ).all(tenantId, ...values, request.limit) as RecordRow[];
+    return rows.map(toStoredRecord);
+  }
+
+  async forget(tenantId: string, selectors: ForgetSelectors, { dryRun, at }: { dryRun: boolean; at: Date }): Promise<ForgetOutcome> {
+    const { where, values } = filterConditions({ agent_id: selectors.agent_id, type: selectors.type, client: selectors.client });
+    // Created before the forget began: a record written while it runs is never taken.
+    const until = selectors.before !== undefined && selectors.before < at.toISOString() ? selectors.before : at.toISOString();
+    where.push('created_at < ?');
+    values.push(until);
+    if (selectors.ids !== undefined) {
+      where.push('id IN (SELECT value FROM json_each(?))');
+      values.push(JSON.stringify(selectors.ids));
+    }
+    const sql = `FROM records WHERE tenant_id = ?${where.map((c) => ` AND ${c}`).join('')}`;
+    if (dryRun) {
+      const matched = this.statement(`SELECT count(*) ${sql}`).pluck().get(tenantId, ...values) as number;
+      return { kind: 'done', matched, deleted: 0 };
+    }
+    const ids = this.statement(`SELECT id ${sql}`).pluck().all(tenantId, ...values) as string[];
+    let deleted = 0;
+    for (let next = 0; next < ids.length; ) {
+      const from = next;
+      const slice = await this.commits.submit(() => this.forgetSliceTx(tenantId, ids, from));
+      next = slice.next;
+      deleted += slice.deleted;
+    }
+    return { kind: 'done', matched: ids.length, deleted };
+  }
+
+  /** SQLite forgets within the request, so it never has a job: every job id is unknown. */
+  async forgetJob(_tenantId: string, _jobId: string): Promise<ForgetJobStatus | null> {
+    return null;
+  }
+
+  async import(tenantId: string, records: StoredRecord[]): Promise<ImportResult> {
+    const result = await this.commits.submit(() => this.importTx(tenantId, records));
+    if (result.imported > 0) this.merger?.wake();
+    return result;
+  }
+
+  async eraseTenant(tenantId: string): Promise<ErasedCounts> {
+    return this.commits.submit(() => this.eraseTx(tenantId));
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
   async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {
     // Through the group commit too: the worker's suggestions then share the writes' fsyncs.
     return this.commits.submit(() => this.classifyStmt.run(JSON.stringify(classification), tenantId, id).changes === 1);
   }
+}
+
+/** Work per transaction of a forget: other writers wait at most about this long for it. */
+const FORGET_SLICE_MS = 20;
+
+/** A listing's filters as SQL conditions on `records` and their values in order (the tenant apart). */
+function filterConditions(filters: RecordFilters): { where: string[]; values: unknown[] } {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  for (const field of ['agent_id', 'type', 'client'] as const) {
+    const value = filters[field];
+    if (value !== undefined) {
+      where.push(`${field} = ?`);
+      values.push(value);
+    }
+  }
+  if (filters.since !== undefined) {
+    where.push('created_at >= ?');
+    values.push(filters.since);
+  }
+  if (filters.until !== undefined) {
+    where.push('created_at < ?');
+    values.push(filters.until);
+  }
+  return { where, values };
 }

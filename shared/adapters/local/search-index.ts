@@ -108,7 +108,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
     if (query.text === null) {
       const rows = this.statement(
-        `SELECT r.* FROM records r WHERE r.tenant_id = ?${on('r')} ORDER BY r.created_at DESC, r.seq DESC LIMIT ?`,
+        `SELECT r.* FROM records r WHERE r.tenant_id = ?${on('r')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
       ).all(tenantId, ...values, query.limit) as RecordRow[];
       return rows.map((row) => ({ ...row, rank: 0 }));
     }
@@ -134,7 +134,7 @@ export class SqliteSearchIndex implements SearchIndex {
    * document at a time, in increasing order, each on the covering index `records_tenant_filters` (one range or one
    * lookup). A search by agent whose candidates keep being rejected (an agent has a small part of a
    * tenant's records, and a common word has thousands of candidates) takes the agent's records from their
-   * own index (`records_tenant_agent_recent`) after AGENT_SET_AFTER lookups, and answers from them. A
+   * own index (`records_tenant_agent_created`) after AGENT_SET_AFTER lookups, and answers from them. A
    * window of merged records (at or below `upTo`, the merge mark of this snapshot) that `since` rules out by
    * its blocks' newest times (newest.ts) is skipped without reading its records.
    */
@@ -169,7 +169,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const among = (most: number) => {
       const limit = Math.min(most, AMONG_MAX);
       const few = this.statement(
-        'SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ? LIMIT ?',
+        'SELECT seq FROM records INDEXED BY records_tenant_agent_created WHERE tenant_id = ? AND agent_id = ? LIMIT ?',
       ).pluck().all(tenantId, agent, limit + 1) as number[];
       if (few.length > limit) return null;
       return (mine = Uint32Array.from(few).sort());
@@ -183,7 +183,7 @@ export class SqliteSearchIndex implements SearchIndex {
     };
     const agentSeqs = () =>
       (mine ??= Uint32Array.from(
-        this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_recent WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
+        this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_created WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
       ).sort());
     return {
       among,

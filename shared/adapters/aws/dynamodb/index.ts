@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { documentClient } from './client.js';
+import type { ForgetJobSink } from './forget-jobs.js';
 import { DynamoDbKeyStore } from './key-store.js';
 import { DynamoDbRecordStore } from './record-store.js';
 import type { TableNames } from './tables.js';
@@ -12,11 +13,11 @@ export interface DynamoDbAdapters {
   usage: DynamoDbUsageMeter;
 }
 
-/** Builds the DynamoDB adapters on one client and the configured table names. */
-export function dynamoDbAdapters(client: DynamoDBClient, tables: TableNames): DynamoDbAdapters {
+/** Builds the DynamoDB adapters on one client and the configured table names; `forgetJobs` takes large forgets. */
+export function dynamoDbAdapters(client: DynamoDBClient, tables: TableNames, options: { forgetJobs?: ForgetJobSink } = {}): DynamoDbAdapters {
   const db = documentClient(client);
   return {
-    records: new DynamoDbRecordStore(db, tables),
+    records: new DynamoDbRecordStore(db, tables, Date.now, options.forgetJobs),
     keys: new DynamoDbKeyStore(db, tables.tenants),
     usage: new DynamoDbUsageMeter(db, tables.usage),
   };

@@ -6,10 +6,10 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
-import type { ApiKeyInfo, Tenant } from '../../../domain/tenant.js';
+import type { ApiKeyInfo, Limits, Tenant } from '../../../domain/tenant.js';
 import type { KeyLookup, KeyStore, NewTenant } from '../../../ports.js';
 import { scanAll } from './scan.js';
-import { conditionFailed, transactWrite } from './transact.js';
+import { batchDelete, conditionFailed, transactWrite } from './transact.js';
 
 /**
  * The tenants table holds four kinds of item, told apart by the sort key:
@@ -207,6 +207,62 @@ export class DynamoDbKeyStore implements KeyStore {
       if (conditionFailed(error)) return null;
       throw error;
     }
+  }
+
+  async updateTenant(tenantId: string, changes: { name?: string; limits?: Partial<Limits> }): Promise<Tenant | null> {
+    const fields: Record<string, unknown> = {
+      name: changes.name,
+      record_quota: changes.limits?.recordQuota,
+      query_quota: changes.limits?.queryQuota,
+      rate: changes.limits?.rate,
+      burst: changes.limits?.burst,
+    };
+    const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+    if (set.length === 0) return this.getTenant(tenantId);
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: tenantKey(tenantId),
+          UpdateExpression: `SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(set.map(([name]) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toTenant(Attributes as TenantItem);
+    } catch (error) {
+      if (conditionFailed(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Deletes every item of the tenant's partition (the tenant, its keys, its forget jobs) and the keys' lookups. */
+  async deleteTenant(tenantId: string): Promise<{ keys: number } | null> {
+    if (!(await this.getTenant(tenantId))) return null;
+    const items: { pk: string; sk: string; key_hash?: string; key_id?: string }[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': tenantKey(tenantId).pk },
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...((page.Items ?? []) as typeof items));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    const keys = items.filter((item) => item.sk.startsWith('key#'));
+    // The lookups first: once they are gone no request can find the keys, whatever happens after.
+    const lookups = keys.flatMap((k) => [hashKey(k.key_hash!), keyIdKey(k.key_id!)]);
+    // The tenant item last, so that a delete cut short can be run again and finds the tenant.
+    const own = items.filter((item) => item.sk !== 'tenant').map(({ pk, sk }) => ({ pk, sk }));
+    for (const batch of [lookups, own, [tenantKey(tenantId)]]) await batchDelete(this.db, this.table, batch);
+    return { keys: keys.length };
   }
 
   private async get<T>(key: Record<string, string>): Promise<T | null> {

@@ -1,13 +1,37 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { v7 as uuidv7 } from 'uuid';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AppError } from '../../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from '../../../domain/idempotency.js';
+import { matchesFilters, positionBefore, type ListRequest, type Position } from '../../../domain/listing.js';
 import { receiptOf, type Classification, type StoredRecord } from '../../../domain/record.js';
-import type { CreateRecordOptions, CreateRecordResult, DeletedRecord, RecordStore } from '../../../ports.js';
+import type {
+  CreateRecordOptions,
+  CreateRecordResult,
+  DeletedRecord,
+  ErasedCounts,
+  ForgetJobStatus,
+  ForgetOutcome,
+  ForgetSelectors,
+  ImportResult,
+  RecordStore,
+} from '../../../ports.js';
+import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, guarded, type ForgetJobSink } from './forget-jobs.js';
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
+import { firstRecords, idPrefix, idRangeOf, shardKeys, shardRecords, type IdRange } from './shard-query.js';
 import type { TableNames } from './tables.js';
-import { conditionFailed, throttled, transactWrite } from './transact.js';
+import { batchDelete, conditionFailed, throttled, transactWrite } from './transact.js';
 import { countUnderQuota } from './usage-meter.js';
 
 /** The idempotency item: which record a key stored, for which request, until when. */
@@ -29,11 +53,17 @@ interface IdempotencyItem {
  * search index and the classification queue, so a stored record always reaches both.
  */
 export class DynamoDbRecordStore implements RecordStore {
+  private readonly jobs: ForgetJobs;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
-    private readonly tables: Pick<TableNames, 'records' | 'usage' | 'idempotency'>,
+    private readonly tables: Pick<TableNames, 'records' | 'usage' | 'idempotency' | 'tenants'>,
     private readonly clock: () => number = Date.now,
-  ) {}
+    /** Where large forgets go; without one (the admin CLI), every forget runs to its end within the call. */
+    private readonly forgetSink?: ForgetJobSink,
+  ) {
+    this.jobs = new ForgetJobs(db, tables.tenants);
+  }
 
   async create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult> {
     const now = this.clock();
@@ -87,28 +117,240 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
-    try {
-      const { Item } = await this.db.send(
-        new GetCommand({ TableName: this.tables.records, Key: recordKey(tenantId, id), ConsistentRead: true }),
+    const [{ Item }, hidden] = await Promise.all([
+      guarded(this.db.send(new GetCommand({ TableName: this.tables.records, Key: recordKey(tenantId, id), ConsistentRead: true }))),
+      this.jobs.hidden(tenantId),
+    ]);
+    if (!Item || Item.tenant_id !== tenantId) return null;
+    const record = recordFromItem(Item);
+    return hidden(record) ? null : record;
+  }
+
+  /**
+   * Which of the tenant's records with these ids can be read: stored (strongly consistent), and matched by no
+   * running forget job. The query handler checks its search hits with it, so that a record deleted while the
+   * search index has not caught up is never returned (docs/architecture.md, "Deletes on AWS").
+   */
+  async readable(tenantId: string, records: readonly StoredRecord[]): Promise<Set<string>> {
+    const [stored, hidden] = await Promise.all([this.storedIds(tenantId, records.map((r) => r.id)), this.jobs.hidden(tenantId)]);
+    return new Set(records.filter((r) => stored.has(r.id) && !hidden(r)).map((r) => r.id));
+  }
+
+  async list(tenantId: string, request: ListRequest): Promise<StoredRecord[]> {
+    const hidden = await this.jobs.hidden(tenantId);
+    const { filters, order, after } = request;
+    const range = idRangeOf(filters);
+    // The cursor's record bounds the ids too (inclusive here; `keep` drops the record itself).
+    if (after) {
+      if (order === 'asc' && (range.from === undefined || after.id > range.from)) range.from = after.id;
+      if (order === 'desc' && (range.to === undefined || after.id < range.to)) range.to = after.id;
+    }
+    const isAfter = (r: Position) => !after || (order === 'asc' ? positionBefore(after, r) : positionBefore(r, after));
+    return firstRecords(
+      this.db,
+      this.tables.records,
+      tenantId,
+      {
+        order,
+        range,
+        equals: { agent_id: filters.agent_id, type: filters.type, client: filters.client },
+        keep: (r) => isAfter(r) && matchesFilters(r, filters) && !hidden(r),
+      },
+      request.limit,
+    );
+  }
+
+  async forget(tenantId: string, selectors: ForgetSelectors, { dryRun, at }: { dryRun: boolean; at: Date }): Promise<ForgetOutcome> {
+    const cutoff = at.toISOString();
+    const hidden = await this.jobs.hidden(tenantId);
+    // What a running job has taken is deleted as far as any caller can tell: it is not matched again.
+    const matches = (r: StoredRecord) => forgetMatches(r, selectors, cutoff) && !hidden(r);
+    const found: StoredRecord[] = [];
+    let matched = 0;
+    for await (const page of this.candidates(tenantId, selectors, cutoff)) {
+      for (const record of page) {
+        if (!matches(record)) continue;
+        matched++;
+        if (matched <= FORGET_SYNC_MAX) found.push(record);
+      }
+    }
+    if (dryRun) return { kind: 'done', matched, deleted: 0 };
+    if (matched <= FORGET_SYNC_MAX) return { kind: 'done', matched, deleted: await this.deleteEach(tenantId, found) };
+    if (!this.forgetSink) return { kind: 'done', matched, deleted: await this.forgetAll(tenantId, selectors, cutoff) };
+    const job_id = uuidv7({ msecs: at.getTime() });
+    // Written before the 202: from then on every read hides what the job matched.
+    await this.jobs.create({ job_id, tenant_id: tenantId, status: 'running', matched, deleted: 0, selectors, cutoff, created_at: cutoff });
+    await this.forgetSink.start({ tenant_id: tenantId, job_id });
+    return { kind: 'job', job_id, matched };
+  }
+
+  async forgetJob(tenantId: string, jobId: string): Promise<ForgetJobStatus | null> {
+    const job = await this.jobs.get(tenantId, jobId);
+    return job && { status: job.status, matched: job.matched, deleted: Math.min(job.deleted, job.matched) };
+  }
+
+  /**
+   * The forget worker's step: deletes what the job matches, counting as it goes, and marks it done. Safe to
+   * run again on the same job (SQS delivers at least once): what is gone already is not counted twice.
+   */
+  async runForgetJob(tenantId: string, jobId: string): Promise<ForgetJobStatus | null> {
+    const job = await this.jobs.get(tenantId, jobId);
+    if (!job) return null;
+    if (job.status === 'running') {
+      await this.forgetAll(tenantId, job.selectors, job.cutoff, (deleted) => this.jobs.counted(tenantId, jobId, deleted));
+      await this.jobs.finish(tenantId, jobId, { status: 'done' });
+    }
+    return this.forgetJob(tenantId, jobId);
+  }
+
+  /** Marks a job failed, with why: the worker does this once the queue will not deliver it again. */
+  async failForgetJob(tenantId: string, jobId: string, error: string): Promise<void> {
+    await this.jobs.finish(tenantId, jobId, { status: 'failed', error });
+  }
+
+  async import(tenantId: string, records: StoredRecord[]): Promise<ImportResult> {
+    const result = { imported: 0, skipped: 0, taken: 0 };
+    await eachLimited(records, 16, async (record) => {
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tables.records,
+            Item: recordToItem({ ...record, tenant_id: tenantId }),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        result.imported++;
+      } catch (error) {
+        if (!conditionFailed(error)) throw throttled(error) ?? error;
+        result.skipped++;
+      }
+    });
+    return result;
+  }
+
+  /** Deletes every record of the tenant (the stream takes them out of the search index) and its idempotency keys. */
+  async eraseTenant(tenantId: string, progress?: (line: string) => void): Promise<ErasedCounts> {
+    let records = 0;
+    for (const pk of shardKeys(tenantId)) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await guarded(
+          this.db.send(
+            new QueryCommand({
+              TableName: this.tables.records,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': pk },
+              ProjectionExpression: 'pk, id',
+              ExclusiveStartKey: start,
+            }),
+          ),
+        );
+        records += await batchDelete(this.db, this.tables.records, page.Items ?? []);
+        start = page.LastEvaluatedKey;
+        progress?.(`records: ${records} deleted`);
+      } while (start);
+    }
+    // Idempotency keys are `<tenant>#<key>` and live 24 hours, so the table is small: a scan finds them.
+    let idempotency = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await guarded(
+        this.db.send(
+          new ScanCommand({
+            TableName: this.tables.idempotency,
+            FilterExpression: 'begins_with(pk, :tenant)',
+            ExpressionAttributeValues: { ':tenant': `${tenantId}#` },
+            ProjectionExpression: 'pk',
+            ExclusiveStartKey: start,
+          }),
+        ),
       );
-      return Item && Item.tenant_id === tenantId ? recordFromItem(Item) : null;
-    } catch (error) {
-      throw throttled(error) ?? error;
+      idempotency += await batchDelete(this.db, this.tables.idempotency, page.Items ?? []);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return { records, idempotency_keys: idempotency };
+  }
+
+  /** The records a forget may match, page by page: the ids named, or the tenant's records created before the cutoff. */
+  private async *candidates(tenantId: string, selectors: ForgetSelectors, cutoff: string): AsyncGenerator<StoredRecord[]> {
+    if (selectors.ids !== undefined) {
+      yield await this.fetch(tenantId, selectors.ids);
+      return;
+    }
+    const before = selectors.before !== undefined && selectors.before < cutoff ? selectors.before : cutoff;
+    const range: IdRange = { to: idPrefix(Date.parse(before)) };
+    const equals = { agent_id: selectors.agent_id, type: selectors.type, client: selectors.client };
+    for (const pk of shardKeys(tenantId)) {
+      yield* shardRecords(this.db, this.tables.records, pk, { order: 'asc', range, equals, keep: () => true, pageSize: 500 });
     }
   }
 
+  /** Deletes what the selectors match, page by page, and reports each page's count. */
+  private async forgetAll(
+    tenantId: string,
+    selectors: ForgetSelectors,
+    cutoff: string,
+    counted?: (deleted: number) => Promise<void>,
+  ): Promise<number> {
+    let deleted = 0;
+    for await (const page of this.candidates(tenantId, selectors, cutoff)) {
+      const gone = await this.deleteEach(tenantId, page.filter((r) => forgetMatches(r, selectors, cutoff)));
+      deleted += gone;
+      await counted?.(gone);
+    }
+    return deleted;
+  }
+
+  /** Deletes records one conditional delete each, 16 at a time; counts those that were there to delete. */
+  private async deleteEach(tenantId: string, records: readonly StoredRecord[]): Promise<number> {
+    let deleted = 0;
+    await eachLimited(records, 16, async (record) => {
+      if (await this.deleteItem(tenantId, record.id)) deleted++;
+    });
+    return deleted;
+  }
+
+  /** The tenant's records with these ids, strongly consistent, in no particular order. */
+  private async fetch(tenantId: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    const records: StoredRecord[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = [...new Set(ids.slice(i, i + 100))].map((id) => recordKey(tenantId, id));
+      while (keys && keys.length > 0) {
+        const answer: BatchGetCommandOutput = await guarded(
+          this.db.send(new BatchGetCommand({ RequestItems: { [this.tables.records]: { Keys: keys, ConsistentRead: true } } })),
+        );
+        for (const item of answer.Responses?.[this.tables.records] ?? []) if (item.tenant_id === tenantId) records.push(recordFromItem(item));
+        keys = answer.UnprocessedKeys?.[this.tables.records]?.Keys;
+      }
+    }
+    return records;
+  }
+
+  private async storedIds(tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+    return new Set((await this.fetch(tenantId, ids)).map((r) => r.id));
+  }
+
   async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {
+    const [old, hidden] = await Promise.all([this.deleteItem(tenantId, id), this.jobs.hidden(tenantId)]);
+    // A record a running forget job has matched is gone for every caller already: this delete finds nothing.
+    if (!old || hidden(old)) return null;
+    return { id, deleted_at: new Date(this.clock()).toISOString() };
+  }
+
+  /** Deletes the tenant's record with this id; returns it as it was, or null when there was none. */
+  private async deleteItem(tenantId: string, id: string): Promise<StoredRecord | null> {
     try {
       // The condition names the tenant: another tenant's id, like an unknown one, deletes nothing.
-      await this.db.send(
+      const { Attributes } = await this.db.send(
         new DeleteCommand({
           TableName: this.tables.records,
           Key: recordKey(tenantId, id),
           ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant',
           ExpressionAttributeValues: { ':tenant': tenantId },
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return { id, deleted_at: new Date(this.clock()).toISOString() };
+      return Attributes ? recordFromItem(Attributes) : null;
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw throttled(error) ?? error;
@@ -161,6 +403,15 @@ export class DynamoDbRecordStore implements RecordStore {
     }
     return item && item.expires_at > this.clock() ? item : null;
   }
+}
+
+/** Runs `work` on each item, at most `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** One partition per tenant and key, so no tenant's keys gather on one partition. */

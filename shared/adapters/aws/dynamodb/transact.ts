@@ -1,5 +1,11 @@
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  TransactWriteCommand,
+  type BatchWriteCommandOutput,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../../../domain/errors.js';
 
 /** How often a transaction cancelled by a concurrent one on the same item is tried again. */
@@ -53,4 +59,26 @@ export function throttled(error: unknown): AppError | null {
 /** Whether a single-item write failed its ConditionExpression (a transaction reports it per item instead). */
 export function conditionFailed(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * Deletes items by key, 25 a request, until DynamoDB has processed every one (what it leaves unprocessed
+ * is sent again after a growing pause); returns how many keys it was given.
+ */
+export async function batchDelete(db: DynamoDBDocumentClient, table: string, keys: readonly Record<string, unknown>[]): Promise<number> {
+  for (let i = 0; i < keys.length; i += 25) {
+    let requests: NonNullable<BatchWriteCommandOutput['UnprocessedItems']>[string] | undefined = keys
+      .slice(i, i + 25)
+      .map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; requests && requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      try {
+        const answer: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+        requests = answer.UnprocessedItems?.[table];
+      } catch (error) {
+        throw throttled(error) ?? error;
+      }
+    }
+  }
+  return keys.length;
 }

@@ -1,0 +1,45 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import type { DynamoDbRecordStore } from '../../shared/adapters/aws/dynamodb/record-store.js';
+
+export interface ForgetWorkerDeps {
+  records: Pick<DynamoDbRecordStore, 'runForgetJob' | 'failForgetJob'>;
+  logger: Logger;
+  /** The queue's maxReceiveCount: on that delivery a failure is final, and the job is marked failed. */
+  maxReceives: number;
+}
+
+/** The body of a forget job's message. */
+export const forgetMessageSchema = z.object({ tenant_id: z.string().min(1), job_id: z.string().min(1) });
+
+/**
+ * The forget worker: for each message, deletes what the job matches and marks it done
+ * (DynamoDbRecordStore.runForgetJob, which is safe to run again). A failure comes back through SQS; on the
+ * last delivery the job is marked failed before the message goes to the dead-letter queue, whose alarm
+ * tells the operator. The records stay hidden while a job runs, and come back if it fails.
+ */
+export function createForgetWorker({ records, logger, maxReceives }: ForgetWorkerDeps) {
+  const processor = new BatchProcessor(EventType.SQS);
+
+  const runOne = async (message: SQSRecord): Promise<void> => {
+    const job = forgetMessageSchema.parse(JSON.parse(message.body));
+    try {
+      const status = await records.runForgetJob(job.tenant_id, job.job_id);
+      if (!status) logger.warn('forget job not found; skipping', job);
+      else logger.info('forget job finished', { ...job, ...status });
+    } catch (error) {
+      const last = Number(message.attributes.ApproximateReceiveCount) >= maxReceives;
+      logger.error('forget job failed', { ...job, final: last, error: error as Error });
+      if (last) await records.failForgetJob(job.tenant_id, job.job_id, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  };
+
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(injectLambdaContext(logger))
+    .handler(async (event, context) => processPartialResponse(event, runOne, processor, { context, throwOnFullBatchFailure: false }));
+}

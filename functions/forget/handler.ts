@@ -1,0 +1,55 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { AppError } from '../../shared/domain/errors.js';
+import { recordIdOf } from '../../shared/domain/record.js';
+import { parseForgetInput } from '../../shared/domain/validation.js';
+import { apiRoute } from '../../shared/http/api-route.js';
+import { principalOf } from '../../shared/http/auth-context.js';
+import { readJsonBody } from '../../shared/http/json-body.js';
+import { jsonResult } from '../../shared/http/responses.js';
+import { usageMetrics } from '../../shared/http/usage-metrics.js';
+import type { RecordStore } from '../../shared/ports.js';
+import { recordNotFound } from '../read/handler.js';
+
+export interface ForgetHandlerDeps {
+  records: Pick<RecordStore, 'delete' | 'forget' | 'forgetJob'>;
+  logger: Logger;
+  /** Per-tenant usage metrics (on AWS); none locally. */
+  metrics?: Metrics;
+  now?: () => Date;
+}
+
+/**
+ * `DELETE /api/v1/record/{id}` (memory_delete), `POST /api/v1/forget` (memory_forget) and
+ * `GET /api/v1/forget/{job_id}`: everything that deletes records, in one function because it alone may
+ * delete (least privilege: the other functions cannot). A delete never gives quota back.
+ */
+export function createForgetHandler({ records, logger, metrics, now = () => new Date() }: ForgetHandlerDeps) {
+  const usage = usageMetrics(metrics);
+  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
+    const { tenantId } = principalOf(event);
+    const jobId = event.pathParameters?.job_id;
+    if (jobId !== undefined) {
+      const job = await records.forgetJob(tenantId, jobId);
+      if (!job) throw new AppError('not_found', 'No forget job with this id');
+      return jsonResult(200, job);
+    }
+    const rawId = event.pathParameters?.id;
+    if (rawId !== undefined) {
+      const id = recordIdOf(rawId);
+      const deleted = id === null ? null : await records.delete(tenantId, id);
+      if (!deleted) throw recordNotFound();
+      usage.recordsDeleted(tenantId, 1);
+      return jsonResult(200, deleted);
+    }
+    // POST /api/v1/forget: the only route here with a body.
+    const { dry_run = false, ...selectors } = parseForgetInput(readJsonBody(event));
+    const outcome = await records.forget(tenantId, selectors, { dryRun: dry_run, at: now() });
+    if (outcome.kind === 'job') {
+      usage.recordsDeleted(tenantId, outcome.matched);
+      return jsonResult(202, { job_id: outcome.job_id, matched: outcome.matched }, { Location: `/api/v1/forget/${outcome.job_id}` });
+    }
+    usage.recordsDeleted(tenantId, outcome.deleted);
+    return jsonResult(200, { matched: outcome.matched, deleted: outcome.deleted, dry_run });
+  });
+}

@@ -1,0 +1,42 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { AppError } from '../../shared/domain/errors.js';
+import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
+import { publicRecord, recordIdOf } from '../../shared/domain/record.js';
+import { parseListParams } from '../../shared/domain/validation.js';
+import { apiRoute } from '../../shared/http/api-route.js';
+import { principalOf } from '../../shared/http/auth-context.js';
+import { jsonResult } from '../../shared/http/responses.js';
+import type { RecordStore } from '../../shared/ports.js';
+
+export interface ReadHandlerDeps {
+  records: Pick<RecordStore, 'get' | 'list'>;
+  logger: Logger;
+}
+
+/** The one answer for an id that is unknown, malformed, deleted or another tenant's, so that no id's existence leaks. */
+export const recordNotFound = () => new AppError('not_found', 'No record with this id');
+
+/**
+ * `GET /api/v1/record/{id}` (memory_get) and `GET /api/v1/record` (memory_list): the two reads of stored
+ * records, in one function because they need the same read-only access and nothing else. Neither counts
+ * against a quota.
+ */
+export function createReadHandler({ records, logger }: ReadHandlerDeps) {
+  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
+    const { tenantId } = principalOf(event);
+    const rawId = event.pathParameters?.id;
+    if (rawId !== undefined) {
+      const id = recordIdOf(rawId);
+      const record = id === null ? null : await records.get(tenantId, id);
+      if (!record) throw recordNotFound();
+      return jsonResult(200, publicRecord(record));
+    }
+    const request = listRequest(tenantId, parseListParams(event.queryStringParameters ?? {}));
+    // One more than the page: whether there is a next page is known without an empty last page.
+    const found = await records.list(tenantId, { ...request, limit: request.limit + 1 });
+    const page = found.slice(0, request.limit);
+    const last = page.at(-1);
+    const next_cursor = found.length > request.limit && last ? encodeCursor(tenantId, request, last) : null;
+    return jsonResult(200, { records: page.map(publicRecord), next_cursor });
+  });
+}

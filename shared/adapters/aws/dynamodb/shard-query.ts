@@ -1,0 +1,133 @@
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RecordFilters } from '../../../domain/listing.js';
+import type { StoredRecord } from '../../../domain/record.js';
+import { RECORD_SHARDS } from './record-item.js';
+import { recordFromItem } from './record-item.js';
+import { throttled } from './transact.js';
+
+/**
+ * Reading a tenant's records in order, over its 16 partition keys (record-item.ts says why there are 16).
+ * Within a partition the sort key is the UUIDv7 id, whose first 48 bits are the millisecond of `created_at`
+ * (record.ts makes both from one instant, and an import keeps only records for which that holds), so the id
+ * order of a partition is its (`created_at`, `id`) order, and a time bound is a bound on the id.
+ */
+
+/** The id prefix of a millisecond: every UUIDv7 of that millisecond starts with it, and sorts after it. */
+export function idPrefix(ms: number): string {
+  const hex = Math.max(0, ms).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+}
+
+/** The id bounds of a read, both inclusive; the caller checks the exact bounds on each record it gets. */
+export interface IdRange {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** The id range that holds every record the time filters keep (`since` inclusive, `until` exclusive). */
+export function idRangeOf(filters: Pick<RecordFilters, 'since' | 'until'>): IdRange {
+  return {
+    from: filters.since === undefined ? undefined : idPrefix(Date.parse(filters.since)),
+    // Every id of an earlier millisecond sorts before this prefix, and it is no id itself.
+    to: filters.until === undefined ? undefined : idPrefix(Date.parse(filters.until)),
+  };
+}
+
+export interface ShardRead {
+  order: 'asc' | 'desc';
+  range: IdRange;
+  /** Equality filters DynamoDB applies before returning items (they still cost their read). */
+  equals: Partial<Record<'agent_id' | 'type' | 'client', string>>;
+  /** The exact test of a record; what fails it is skipped. */
+  keep: (record: StoredRecord) => boolean;
+  /** Items per request. */
+  pageSize: number;
+}
+
+/**
+ * The records of one partition, in order, page after page: strongly consistent, so that a delete that has
+ * answered is never read back.
+ */
+export async function* shardRecords(
+  db: DynamoDBDocumentClient,
+  table: string,
+  pk: string,
+  read: ShardRead,
+): AsyncGenerator<StoredRecord[]> {
+  const names: Record<string, string> = { '#id': 'id' };
+  const values: Record<string, unknown> = { ':pk': pk };
+  let key = 'pk = :pk';
+  const { from, to } = read.range;
+  if (from !== undefined && to !== undefined) {
+    if (from > to) return;
+    key += ' AND #id BETWEEN :from AND :to';
+  } else if (from !== undefined) key += ' AND #id >= :from';
+  else if (to !== undefined) key += ' AND #id <= :to';
+  if (from !== undefined) values[':from'] = from;
+  if (to !== undefined) values[':to'] = to;
+  const filter: string[] = [];
+  for (const [field, value] of Object.entries(read.equals)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    filter.push(`#${field} = :${field}`);
+  }
+  let start: Record<string, unknown> | undefined;
+  do {
+    let page;
+    try {
+      page = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: key,
+          ...(filter.length > 0 ? { FilterExpression: filter.join(' AND ') } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ScanIndexForward: read.order === 'asc',
+          ConsistentRead: true,
+          Limit: read.pageSize,
+          ExclusiveStartKey: start,
+        }),
+      );
+    } catch (error) {
+      throw throttled(error) ?? error;
+    }
+    yield (page.Items ?? []).map(recordFromItem).filter(read.keep);
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** The partition keys of a tenant's records. */
+export function shardKeys(tenantId: string): string[] {
+  return Array.from({ length: RECORD_SHARDS }, (_, i) => `${tenantId}#${i.toString(16)}`);
+}
+
+/**
+ * The first `limit` records of the tenant in the read's order: each of the 16 partitions gives its first
+ * `limit` that pass, read side by side, and the merge of those is exact, since no record past a partition's
+ * first `limit` can be among the first `limit` of all. Costs at least 16 requests, and a filter that few
+ * records pass makes each partition read on until it has `limit` of them or ends.
+ */
+export async function firstRecords(
+  db: DynamoDBDocumentClient,
+  table: string,
+  tenantId: string,
+  read: Omit<ShardRead, 'pageSize'>,
+  limit: number,
+): Promise<StoredRecord[]> {
+  const perShard = await Promise.all(
+    shardKeys(tenantId).map(async (pk) => {
+      const found: StoredRecord[] = [];
+      for await (const page of shardRecords(db, table, pk, { ...read, pageSize: limit })) {
+        found.push(...page);
+        if (found.length >= limit) break;
+      }
+      return found.slice(0, limit);
+    }),
+  );
+  const sign = read.order === 'asc' ? 1 : -1;
+  return perShard
+    .flat()
+    .sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, limit);
+}
