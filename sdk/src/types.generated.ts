@@ -75,6 +75,75 @@ export interface ClassifyInput {
   body: string;
 }
 /**
+ * A listing: filters, order, page size and cursor, all optional.
+ */
+export interface ListQuery {
+  /**
+   * Only records written by this agent (exact match).
+   */
+  agent_id?: string | null;
+  /**
+   * Only records of this type. fact: what is true about the user, their setup or their world: preferences and context ("The user prefers dark mode"); decision: a choice that was made, ideally with its reason ("We chose PostgreSQL over MongoDB for billing"); exchange: a conversation turn: what was asked or said, and what was answered; deliverable: something produced and handed over: a report, a draft, code, a plan; open_item: a follow-up still to do: pending, blocked or promised ("Send Acme the revised quote by Friday"); signal: a behavioural indicator: a pattern in what someone does or feels, and what it may mean.
+   */
+  type?: "fact" | "decision" | "exchange" | "deliverable" | "open_item" | "signal";
+  /**
+   * Only records about this client (exact match).
+   */
+  client?: string | null;
+  /**
+   * Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.
+   */
+  since?: string;
+  /**
+   * Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).
+   */
+  until?: string;
+  /**
+   * desc (the default): newest first; asc: oldest first. By created_at, then id.
+   */
+  order?: "desc" | "asc";
+  /**
+   * Records per page, 1 to 100; default 20.
+   */
+  limit?: number;
+  /**
+   * The next_cursor of the page before. It carries the filters and the order: send the same ones again, or none. A cursor with other filters, or not made for this tenant, is 400 invalid_cursor.
+   */
+  cursor?: string;
+}
+/**
+ * Which records to delete: those that match every selector given (at least one).
+ */
+export interface ForgetInput {
+  /**
+   * Only records written by this agent.
+   */
+  agent_id?: string;
+  /**
+   * Only records about this client.
+   */
+  client?: string;
+  /**
+   * Only records of this type. fact: what is true about the user, their setup or their world: preferences and context ("The user prefers dark mode"); decision: a choice that was made, ideally with its reason ("We chose PostgreSQL over MongoDB for billing"); exchange: a conversation turn: what was asked or said, and what was answered; deliverable: something produced and handed over: a report, a draft, code, a plan; open_item: a follow-up still to do: pending, blocked or promised ("Send Acme the revised quote by Friday"); signal: a behavioural indicator: a pattern in what someone does or feels, and what it may mean.
+   */
+  type?: "fact" | "decision" | "exchange" | "deliverable" | "open_item" | "signal";
+  /**
+   * Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.
+   */
+  before?: string;
+  /**
+   * Only the records with these ids: 1 to 1000. Ids that name no record of the tenant match nothing.
+   *
+   * @minItems 1
+   * @maxItems 1000
+   */
+  ids?: [string, ...string[]];
+  /**
+   * true: delete nothing, and say how many records would go.
+   */
+  dry_run?: boolean;
+}
+/**
  * The stored record's id and creation time.
  */
 export interface RecordReceipt {
@@ -136,6 +205,83 @@ export interface Classification {
   classified_at: string;
 }
 /**
+ * A stored record.
+ */
+export interface Record {
+  id: string;
+  agent_id: string;
+  type: "fact" | "decision" | "exchange" | "deliverable" | "open_item" | "signal";
+  title: string;
+  body: string;
+  client: string | null;
+  /**
+   * ISO 8601, UTC, milliseconds.
+   */
+  created_at: string;
+  metadata: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * null until the background worker has run.
+   */
+  classification: Classification | null;
+}
+/**
+ * One page of records, in the listing's order.
+ */
+export interface RecordPage {
+  records: Record[];
+  /**
+   * Pass it as `cursor` for the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+/**
+ * The record is gone from every read from now on.
+ */
+export interface DeletedRecord {
+  id: string;
+  /**
+   * ISO 8601, UTC, milliseconds.
+   */
+  deleted_at: string;
+}
+/**
+ * What a forget matched and deleted.
+ */
+export interface ForgetResult {
+  /**
+   * How many records matched every selector.
+   */
+  matched: number;
+  /**
+   * How many were deleted: 0 on a dry run.
+   */
+  deleted: number;
+  dry_run: boolean;
+}
+/**
+ * A forget too large for one request, running as a job.
+ */
+export interface ForgetAccepted {
+  /**
+   * Follow it at GET /api/v1/forget/{job_id}.
+   */
+  job_id: string;
+  /**
+   * How many records matched; they are hidden from every read from this answer on.
+   */
+  matched: number;
+}
+/**
+ * The state of a forget job.
+ */
+export interface ForgetJob {
+  status: "running" | "done" | "failed";
+  matched: number;
+  deleted: number;
+}
+/**
  * A suggested type, with a score per type in 0..1 that sum to 1.
  */
 export interface Suggestion {
@@ -169,6 +315,8 @@ export interface ErrorBody {
     | "body_too_large"
     | "invalid_limit"
     | "invalid_since"
+    | "invalid_until"
+    | "invalid_cursor"
     | "invalid_request"
     | "unauthorized"
     | "not_found"

@@ -52,6 +52,11 @@ export const OPERATION_ERRORS = {
   remember: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type', 'body_too_large', 'idempotency_key_reused', 'record_quota_exceeded'],
   recall: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'query_quota_exceeded', 'overloaded', 'search_timeout'],
   classify: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'body_too_large'],
+  get: [...EVERY_OPERATION, 'not_found'],
+  list: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'invalid_until', 'invalid_cursor'],
+  delete: [...EVERY_OPERATION, 'not_found'],
+  forget: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type'],
+  forgetStatus: [...EVERY_OPERATION, 'not_found'],
 } as const satisfies Record<string, ErrorCode[]>;
 
 /** The Error schema narrowed to the codes of one response, with the fields its status always carries. */

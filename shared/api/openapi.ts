@@ -5,8 +5,16 @@ import { LIMITS } from '../domain/record.js';
 import {
   classificationSchema,
   classifyInputSchema,
+  deletedRecordSchema,
   errorBodySchema,
+  forgetAcceptedSchema,
+  forgetInputSchema,
+  forgetJobSchema,
+  forgetResultSchema,
+  listQuerySchema,
   recallQuerySchema,
+  recordPageSchema,
+  recordSchema,
   recordInputSchema,
   recordReceiptSchema,
   searchHitSchema,
@@ -28,18 +36,24 @@ import { componentSchemas, headerRef, schemaRef, valueSchema, type JsonObject } 
 /** The interface version label of the design documents: the document's `info.version`. */
 export const INTERFACE_VERSION = '2026-05-20';
 
-/** Defaults the typed search query leaves to the service. */
+/** Defaults the typed search query and listing leave to the service. */
 const QUERY_DEFAULTS: { [K in keyof typeof recallQuerySchema.shape]?: unknown } = { limit: LIMITS.searchLimitDefault };
+const LIST_DEFAULTS: { [K in keyof typeof listQuerySchema.shape]?: unknown } = { limit: LIMITS.searchLimitDefault, order: 'desc' };
 
-/** The query parameters of `GET /api/v1/query`, one per field of the typed search query, in its order. */
-function searchParameters(): JsonObject[] {
-  return Object.entries(recallQuerySchema.shape).map(([name, field]) => {
+/** The query parameters of a GET, one per field of its typed query (search's or a listing's), in its order. */
+function queryParameters(shape: Record<string, z.ZodType>, defaults: Record<string, unknown>): JsonObject[] {
+  return Object.entries(shape).map(([name, field]) => {
     const schema = valueSchema(field);
-    const fallback = QUERY_DEFAULTS[name as keyof typeof QUERY_DEFAULTS];
+    const fallback = defaults[name];
     if (fallback !== undefined) schema.default = fallback;
     return { name, in: 'query', required: false, description: field.description, schema };
   });
 }
+
+/** A path parameter that names a record or a job. */
+const idParameter = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+
+const requestId = () => ({ 'X-Request-Id': headerRef('X-Request-Id') });
 
 /** The optional `Idempotency-Key` header of a write, with the rule readIdempotencyKey applies. */
 const idempotencyKeyParameter = () => ({
@@ -119,6 +133,75 @@ export function openApiDocument(): JsonObject {
             ...errorResponses(OPERATION_ERRORS.remember),
           },
         },
+        get: {
+          operationId: 'memory_list',
+          summary: 'List records, a page at a time',
+          description:
+            "Lists the tenant's records that pass the filters, newest first (`order=asc`: oldest first), by `created_at` and then `id`. " +
+            'Pass `next_cursor` as `cursor` for the next page; paging from the first page to the last returns every matching record ' +
+            'exactly once, even while records are written. Counts against neither quota.',
+          parameters: queryParameters(listQuerySchema.shape, LIST_DEFAULTS),
+          responses: {
+            '200': { description: 'One page.', headers: requestId(), content: jsonContent(recordPageSchema) },
+            ...errorResponses(OPERATION_ERRORS.list),
+          },
+        },
+      },
+      '/api/v1/record/{id}': {
+        get: {
+          operationId: 'memory_get',
+          summary: 'Read a record by id',
+          description: 'The record, as stored. An id that is unknown, malformed, deleted or another tenant\'s is 404 alike. Counts against neither quota.',
+          parameters: [idParameter('id', 'The record id, as the 201 of the write gave it.')],
+          responses: {
+            '200': { description: 'The record.', headers: requestId(), content: jsonContent(recordSchema) },
+            ...errorResponses(OPERATION_ERRORS.get),
+          },
+        },
+        delete: {
+          operationId: 'memory_delete',
+          summary: 'Delete a record',
+          description:
+            'Deletes the record: from this answer on, no read returns it (get, search, list, export), on every backend. ' +
+            'Deleting it again is 404. A delete gives no quota back.',
+          parameters: [idParameter('id', 'The record id.')],
+          responses: {
+            '200': { description: 'Deleted.', headers: requestId(), content: jsonContent(deletedRecordSchema) },
+            ...errorResponses(OPERATION_ERRORS.delete),
+          },
+        },
+      },
+      '/api/v1/forget': {
+        post: {
+          operationId: 'memory_forget',
+          summary: 'Delete every record that matches the selectors',
+          description:
+            'Deletes the records of the tenant that match every selector given and were created before the request; with ' +
+            '`dry_run`, only counts them. Where the backend cannot finish within the request (a large forget on AWS), it answers ' +
+            '202 with a job, and the records it matched are hidden from every read from that answer on.',
+          requestBody: { required: true, content: jsonContent(forgetInputSchema) },
+          responses: {
+            '200': { description: 'Done (or counted, on a dry run).', headers: requestId(), content: jsonContent(forgetResultSchema) },
+            '202': {
+              description: 'Running as a job; follow it at `GET /api/v1/forget/{job_id}` (also in `Location`).',
+              headers: { ...requestId(), Location: { description: 'The path of the job.', schema: { type: 'string' } } },
+              content: jsonContent(forgetAcceptedSchema),
+            },
+            ...errorResponses(OPERATION_ERRORS.forget),
+          },
+        },
+      },
+      '/api/v1/forget/{job_id}': {
+        get: {
+          operationId: 'memory_forget_status',
+          summary: 'The state of a forget job',
+          description: 'How far a forget that answered 202 has got. A job id that is unknown or another tenant\'s is 404.',
+          parameters: [idParameter('job_id', 'The job_id of the 202.')],
+          responses: {
+            '200': { description: 'The job.', headers: requestId(), content: jsonContent(forgetJobSchema) },
+            ...errorResponses(OPERATION_ERRORS.forgetStatus),
+          },
+        },
       },
       '/api/v1/query': {
         get: {
@@ -128,7 +211,7 @@ export function openApiDocument(): JsonObject {
             `Searches the tenant's records: English full-text search over title and body (BM25, the title weighing ${RANKING.titleWeight} times ` +
             'the body), best first; without `q`, the newest first. Parameters not listed are ignored; a repeated parameter ' +
             'takes its last value. Only a 200 counts against the monthly query quota.',
-          parameters: searchParameters(),
+          parameters: queryParameters(recallQuerySchema.shape, QUERY_DEFAULTS),
           responses: {
             '200': { description: 'The matching records, best first.', headers: { 'X-Request-Id': headerRef('X-Request-Id') }, content: jsonContent(searchResultsSchema) },
             ...errorResponses(OPERATION_ERRORS.recall),
@@ -140,8 +223,24 @@ export function openApiDocument(): JsonObject {
     },
     components: {
       schemas: {
-        ...componentSchemas([recordInputSchema, classifyInputSchema], 'input'),
-        ...componentSchemas([recordReceiptSchema, searchResultsSchema, searchHitSchema, classificationSchema, suggestionSchema, errorBodySchema], 'output'),
+        ...componentSchemas([recordInputSchema, classifyInputSchema, forgetInputSchema], 'input'),
+        ...componentSchemas(
+          [
+            recordReceiptSchema,
+            searchResultsSchema,
+            searchHitSchema,
+            recordSchema,
+            recordPageSchema,
+            deletedRecordSchema,
+            forgetResultSchema,
+            forgetAcceptedSchema,
+            forgetJobSchema,
+            classificationSchema,
+            suggestionSchema,
+            errorBodySchema,
+          ],
+          'output',
+        ),
       },
       responses: routing,
       headers: {

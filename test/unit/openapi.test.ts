@@ -22,6 +22,11 @@ const doc = documentOf();
 
 const OPERATIONS = [
   ['post', '/api/v1/record', 'memory_remember'],
+  ['get', '/api/v1/record', 'memory_list'],
+  ['get', '/api/v1/record/{id}', 'memory_get'],
+  ['delete', '/api/v1/record/{id}', 'memory_delete'],
+  ['post', '/api/v1/forget', 'memory_forget'],
+  ['get', '/api/v1/forget/{job_id}', 'memory_forget_status'],
   ['get', '/api/v1/query', 'memory_recall'],
   ['post', '/v1/classify', 'memory_classify'],
   ['post', '/api/v1/classify', 'memory_classify_alias'],
@@ -79,7 +84,7 @@ describe('docs/openapi.json', () => {
     ]);
   });
 
-  test('has exactly the three operations and the alias, each under its operationId', () => {
+  test('has exactly the operations of the interface and of version 1.1, and the alias, each under its operationId', () => {
     const found = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => [method, path, op.operationId]));
     expect(found).toEqual(OPERATIONS.map((o) => [...o]));
   });
