@@ -4,6 +4,7 @@ import { generateKeyId, hashApiKey } from '../../shared/domain/api-key.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord, type RecordInput, type StoredRecord } from '../../shared/domain/record.js';
 import type { Limits } from '../../shared/domain/tenant.js';
+import type { ListRequest } from '../../shared/domain/listing.js';
 import type { JobQueue, KeyStore, RecordStore, SearchIndex, SearchQuery, UsageMeter } from '../../shared/ports.js';
 
 /** The adapters of one backend, fresh and empty for each test. */
@@ -186,6 +187,116 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         expect(await f.records.delete(tenantA, '01900000-0000-7000-8000-000000000000')).toBeNull();
         expect(await f.records.get(tenantA, r.id)).toEqual(r);
         expect((await search(tenantA, { q: 'dark' })).map((h) => h.id)).toEqual([r.id]);
+      });
+
+      /** Every record of a tenant, page after page, as a listing with these filters and order gives them. */
+      async function listAll(tenantId: string, request: Omit<ListRequest, 'limit' | 'after'>, pageSize = 3): Promise<StoredRecord[]> {
+        const out: StoredRecord[] = [];
+        let after: ListRequest['after'];
+        for (;;) {
+          const page = await f.records.list(tenantId, { ...request, limit: pageSize, after });
+          out.push(...page);
+          if (page.length < pageSize) return out;
+          after = page.at(-1);
+        }
+      }
+
+      test('list pages through the tenant, newest first or oldest first, by created_at then id', async () => {
+        const written = [];
+        for (let i = 0; i < 7; i++) written.push(await put(tenantA, { title: `r${i}` }));
+        // Two records of the same millisecond: their ids order them.
+        clock -= 1;
+        const twin = await put(tenantA, { title: 'twin' });
+        await put(tenantB);
+        const ascending = [...written, twin].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+        expect(await listAll(tenantA, { filters: {}, order: 'asc' })).toEqual(ascending);
+        expect(await listAll(tenantA, { filters: {}, order: 'desc' })).toEqual([...ascending].reverse());
+        expect(await f.records.list(tenantA, { filters: {}, order: 'desc', limit: 2 })).toEqual([...ascending].reverse().slice(0, 2));
+      });
+
+      test('list keeps the filters: agent, type, client, since (inclusive) and until (exclusive)', async () => {
+        const a = await put(tenantA, { agent_id: 'x', type: 'fact', client: 'acme' });
+        const b = await put(tenantA, { agent_id: 'y', type: 'decision', client: 'acme' });
+        const c = await put(tenantA, { agent_id: 'x', type: 'decision' });
+        const d = await put(tenantA, { agent_id: 'x', type: 'decision', client: 'acme' });
+        const ids = async (filters: ListRequest['filters']) => (await listAll(tenantA, { filters, order: 'asc' }, 2)).map((r) => r.id);
+        expect(await ids({ agent_id: 'x' })).toEqual([a.id, c.id, d.id]);
+        expect(await ids({ type: 'decision', client: 'acme' })).toEqual([b.id, d.id]);
+        expect(await ids({ since: b.created_at, until: d.created_at })).toEqual([b.id, c.id]);
+        expect(await ids({ agent_id: 'nobody' })).toEqual([]);
+        expect(await listAll(tenantB, { filters: {}, order: 'asc' })).toEqual([]);
+      });
+
+      test('paging returns every record exactly once while new records are written', async () => {
+        const before = [];
+        for (let i = 0; i < 9; i++) before.push(await put(tenantA, { agent_id: i % 2 ? 'odd' : 'even' }));
+        for (const order of ['asc', 'desc'] as const) {
+          const seen: string[] = [];
+          let after: ListRequest['after'];
+          for (;;) {
+            const page = await f.records.list(tenantA, { filters: { agent_id: 'even' }, order, limit: 2, after });
+            seen.push(...page.map((r) => r.id));
+            // A write between pages, of the same agent.
+            await put(tenantA, { agent_id: 'even' });
+            if (page.length < 2) break;
+            after = page.at(-1);
+          }
+          expect(new Set(seen).size).toBe(seen.length);
+          for (const r of before.filter((r) => r.agent_id === 'even')) expect(seen).toContain(r.id);
+        }
+      });
+
+      test('forget deletes what matches every selector, before the forget only, and counts it; a dry run deletes nothing', async () => {
+        const x1 = await put(tenantA, { agent_id: 'x', title: 'zephyr one' });
+        const x2 = await put(tenantA, { agent_id: 'x', type: 'decision', title: 'zephyr two' });
+        const y = await put(tenantA, { agent_id: 'y', title: 'zephyr three' });
+        const other = await put(tenantB, { agent_id: 'x', title: 'zephyr four' });
+        const at = new Date(clock + 1);
+        const later = await put(tenantA, { agent_id: 'x', title: 'zephyr five' }); // created after the forget began
+        const dry = await f.records.forget(tenantA, { agent_id: 'x' }, { dryRun: true, at });
+        expect(dry).toEqual({ kind: 'done', matched: 2, deleted: 0 });
+        expect(await f.records.get(tenantA, x1.id)).not.toBeNull();
+        expect(await f.records.forget(tenantA, { agent_id: 'x', type: 'decision' }, { dryRun: false, at })).toEqual({ kind: 'done', matched: 1, deleted: 1 });
+        expect(await f.records.forget(tenantA, { ids: [x1.id, y.id, other.id, 'not-an-id'], agent_id: 'x' }, { dryRun: false, at })).toEqual({
+          kind: 'done',
+          matched: 1,
+          deleted: 1,
+        });
+        for (const gone of [x1, x2]) expect(await f.records.get(tenantA, gone.id)).toBeNull();
+        expect(await f.records.get(tenantA, y.id)).toEqual(y);
+        expect(await f.records.get(tenantA, later.id)).toEqual(later);
+        expect(await f.records.get(tenantB, other.id)).toEqual(other);
+        expect((await search(tenantA, { q: 'zephyr' })).map((h) => h.id).sort()).toEqual([y.id, later.id].sort());
+        expect(await f.records.forget(tenantA, { before: y.created_at }, { dryRun: false, at })).toEqual({ kind: 'done', matched: 0, deleted: 0 });
+      });
+
+      test('import keeps ids, times and classifications, skips what the tenant has, and counts no quota', async () => {
+        const original = { ...(await put(tenantA, { title: 'Imported zephyr', client: 'acme', metadata: { a: [1, { b: null }] } })) };
+        const classification = { type: 'decision' as const, confidence: 0.75, model: 'linear-v3', classified_at: '2026-11-10T12:00:00.000Z' };
+        await f.records.setClassification(tenantA, original.id, classification);
+        const exported = (await f.records.list(tenantA, { filters: {}, order: 'asc', limit: 10 }))[0]!;
+        // Ids are unique across the service (docs/api.md, "Export and import"): the original goes first, as
+        // when a tenant is restored after `tenant delete`.
+        await f.records.delete(tenantA, original.id);
+        await f.settle();
+        const fresh = (await f.keys.createTenant({ name: 'c', limits: LIMITS })).tenant_id;
+        const result = await f.records.import(fresh, [exported]);
+        expect(result).toMatchObject({ imported: 1, skipped: 0 });
+        expect(await f.records.import(fresh, [exported])).toMatchObject({ imported: 0, skipped: 1 });
+        expect(await f.records.get(fresh, original.id)).toEqual({ ...exported, tenant_id: fresh, classification });
+        expect(await f.usage.list(MONTH, fresh)).toEqual([]);
+        expect((await search(fresh, { q: 'zephyr' })).map((h) => h.id)).toEqual([original.id]);
+      });
+
+      test('eraseTenant removes every record of the tenant, from every read, and nothing of another tenant', async () => {
+        for (let i = 0; i < 5; i++) await put(tenantA, { title: `erase zephyr ${i}` });
+        const kept = await put(tenantB, { title: 'kept zephyr' });
+        const erased = await f.records.eraseTenant(tenantA);
+        expect(erased.records).toBe(5);
+        expect(await f.records.list(tenantA, { filters: {}, order: 'asc', limit: 10 })).toEqual([]);
+        expect(await search(tenantA, { q: 'zephyr' })).toEqual([]);
+        expect(await search(tenantA)).toEqual([]);
+        expect((await search(tenantB, { q: 'zephyr' })).map((h) => h.id)).toEqual([kept.id]);
       });
 
       if (options.createQueuesJob) {

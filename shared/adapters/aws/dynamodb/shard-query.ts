@@ -54,10 +54,11 @@ export async function* shardRecords(
   pk: string,
   read: ShardRead,
 ): AsyncGenerator<StoredRecord[]> {
-  const names: Record<string, string> = { '#id': 'id' };
+  const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': pk };
   let key = 'pk = :pk';
   const { from, to } = read.range;
+  if (from !== undefined || to !== undefined) names['#id'] = 'id';
   if (from !== undefined && to !== undefined) {
     if (from > to) return;
     key += ' AND #id BETWEEN :from AND :to';
@@ -81,7 +82,7 @@ export async function* shardRecords(
           TableName: table,
           KeyConditionExpression: key,
           ...(filter.length > 0 ? { FilterExpression: filter.join(' AND ') } : {}),
-          ExpressionAttributeNames: names,
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
           ScanIndexForward: read.order === 'asc',
           ConsistentRead: true,
