@@ -3,21 +3,48 @@
  * and `crypto.randomUUID`, so it runs in Node 20 and later and in browsers. Its types are generated from
  * the API's schemas (types.generated.ts).
  */
-import type { ClassifyInput, ErrorBody, ErrorCode, RecallQuery, RecordInput, RecordReceipt, SearchHit, Suggestion } from './types.generated.js';
+import type {
+  ClassifyInput,
+  DeletedRecord,
+  ErrorBody,
+  ErrorCode,
+  ForgetAccepted,
+  ForgetInput,
+  ForgetJob,
+  ForgetResult,
+  ListQuery,
+  RecallQuery,
+  Record as MemoryRecord,
+  RecordInput,
+  RecordPage,
+  RecordReceipt,
+  SearchHit,
+  Suggestion,
+} from './types.generated.js';
 
 export { RECORD_TYPES } from './types.generated.js';
 export type {
   Classification,
   ClassifyInput,
+  DeletedRecord,
   ErrorBody,
   ErrorCode,
+  ForgetAccepted,
+  ForgetInput,
+  ForgetJob,
+  ForgetResult,
+  ListQuery,
   RecallQuery,
+  Record,
   RecordInput,
+  RecordPage,
   RecordReceipt,
   RecordType,
   SearchHit,
   Suggestion,
 } from './types.generated.js';
+/** A stored record (the generated `Record`), under a name that does not hide TypeScript's own `Record<K, V>`. */
+export type { MemoryRecord };
 
 export interface MemoryClientOptions {
   /** The service's base URL: `http://127.0.0.1:8787` locally, or the API Gateway stage URL. */
@@ -81,20 +108,31 @@ export class MemoryConnectionError extends MemoryError {
 }
 
 interface Request {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: unknown;
-  headers?: Record<string, string>;
+  headers?: { [name: string]: string };
   signal?: AbortSignal | undefined;
+  /**
+   * False for a call that must not be carried out twice and has no idempotency key (a delete, a forget): a
+   * failed connection is then retried only when the request cannot have reached the service.
+   */
+  repeatable?: boolean;
 }
 
-/** A client of one service with one API key. */
+/**
+ * The system codes of a connection that failed before the request was sent: the name did not resolve, or
+ * nothing accepted the connection. Retrying such a failure cannot carry a request out twice.
+ */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
 /**
  * The errors that ask the caller to come back shortly, with a `retry_after`: the key's rate limit, and the
  * two 503s of a search that met a busy service. Neither changed anything, so repeating the call is safe.
  */
 const RETRIED_CODES: ReadonlySet<string> = new Set(['rate_limited', 'overloaded', 'search_timeout']);
 
+/** A client of one service with one API key. */
 export class MemoryClient {
   readonly #baseUrl: string;
   readonly #apiKey: string;
@@ -122,10 +160,73 @@ export class MemoryClient {
 
   /** Searches the tenant's records (`GET /api/v1/query`, `memory_recall`), best first. */
   recall(query: RecallQuery = {}, options: CallOptions = {}): Promise<SearchHit[]> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(name, String(value));
-    const search = params.size > 0 ? `?${params}` : '';
-    return this.#call({ method: 'GET', path: `/api/v1/query${search}`, signal: options.signal });
+    return this.#call({ method: 'GET', path: `/api/v1/query${queryString(query)}`, signal: options.signal });
+  }
+
+  /**
+   * One record by id (`GET /api/v1/record/{id}`, `memory_get`). An id that is unknown, malformed, deleted or
+   * another tenant's throws a MemoryApiError with status 404 and code `not_found`, like every other error
+   * of the API (rather than answering null, which would also hide a wrong base URL's 404).
+   */
+  async get(id: string, options: CallOptions = {}): Promise<MemoryRecord> {
+    return this.#call({ method: 'GET', path: `/api/v1/record/${recordPath(id)}`, signal: options.signal });
+  }
+
+  /**
+   * One page of a listing (`GET /api/v1/record`, `memory_list`): `{records, next_cursor}`, newest first
+   * unless `order: 'asc'`. For the next page pass `next_cursor` as `cursor`, with the same filters or none
+   * (other filters are 400 `invalid_cursor`); `next_cursor` is null on the last page.
+   */
+  listPage(query: ListQuery = {}, options: CallOptions = {}): Promise<RecordPage> {
+    return this.#call({ method: 'GET', path: `/api/v1/record${queryString(query)}`, signal: options.signal });
+  }
+
+  /**
+   * Every record the listing's filters keep, across all its pages, in its order: an async iterator that asks
+   * for the next page (with the same filters and the page's cursor) only when the records of the one before
+   * are used up, so it holds one page at a time. `limit` is the page size (1 to 100, default 20); a `cursor`
+   * starts after that page. Each page is one call, with the retries of any call; a failure is thrown from
+   * the loop that reads it.
+   *
+   * ```ts
+   * for await (const record of memory.list({ agent_id: 'support-bot', order: 'asc' })) console.log(record.title);
+   * ```
+   */
+  async *list(query: ListQuery = {}, options: CallOptions = {}): AsyncGenerator<MemoryRecord, void, undefined> {
+    let cursor = query.cursor;
+    for (;;) {
+      const page = await this.listPage(cursor === undefined ? query : { ...query, cursor }, options);
+      yield* page.records;
+      if (page.next_cursor === null) return;
+      cursor = page.next_cursor;
+    }
+  }
+
+  /**
+   * Deletes one record (`DELETE /api/v1/record/{id}`, `memory_delete`) and answers `{id, deleted_at}`. An id
+   * that names no record of the tenant, or one already deleted, throws a MemoryApiError `not_found` (404).
+   */
+  async delete(id: string, options: CallOptions = {}): Promise<DeletedRecord> {
+    return this.#call({ method: 'DELETE', path: `/api/v1/record/${recordPath(id)}`, signal: options.signal, repeatable: false });
+  }
+
+  /**
+   * Deletes every record that matches all the selectors given (`POST /api/v1/forget`, `memory_forget`; at
+   * least one of `agent_id`, `client`, `type`, `before`, `ids`), or with `dry_run: true` only counts them.
+   * Answers `{matched, deleted, dry_run}` when the service finished within the request, or
+   * `{job_id, matched}` when it runs the forget as a job (on AWS, for a large forget): the matched records
+   * are hidden from every read at once, and `forgetStatus(job_id)` follows the job. Tell them apart with
+   * `'job_id' in outcome`. `ids` may be any array (the generated type asks for a non-empty tuple); an empty
+   * one is the API's 400.
+   */
+  forget(input: Omit<ForgetInput, 'ids'> & { ids?: readonly string[] }, options: CallOptions = {}): Promise<ForgetResult | ForgetAccepted> {
+    return this.#call({ method: 'POST', path: '/api/v1/forget', body: input, signal: options.signal, repeatable: input.dry_run === true });
+  }
+
+  /** The state of a forget job (`GET /api/v1/forget/{job_id}`): `{status: running | done | failed, matched, deleted}`. */
+  async forgetStatus(jobId: string, options: CallOptions = {}): Promise<ForgetJob> {
+    if (jobId === '') throw new TypeError('MemoryClient.forgetStatus: jobId must not be empty');
+    return this.#call({ method: 'GET', path: `/api/v1/forget/${encodeURIComponent(jobId)}`, signal: options.signal });
   }
 
   /** Suggests a type for a title and a body (`POST /v1/classify`, `memory_classify`); stores nothing. */
@@ -139,7 +240,7 @@ export class MemoryClient {
       try {
         return (await this.#attempt(request)) as T;
       } catch (error) {
-        const wait = this.#retryDelay(error, attempt);
+        const wait = this.#retryDelay(error, attempt, request.repeatable ?? true);
         if (wait === null) throw error;
         await sleep(wait, request.signal);
       }
@@ -147,15 +248,17 @@ export class MemoryClient {
   }
 
   /** How long to wait before retrying after `error`, or null when it is not retried. */
-  #retryDelay(error: unknown, attempt: number): number | null {
+  #retryDelay(error: unknown, attempt: number, repeatable: boolean): number | null {
     if (attempt >= this.#maxRetries) return null;
     if (error instanceof MemoryApiError && RETRIED_CODES.has(error.code)) {
       const wait = (error.retryAfter ?? 1) * 1000;
       return wait <= this.#maxRetryDelayMs ? wait : null;
     }
-    // A failed connection may have lost the answer of a request that was carried out: only safe to repeat
-    // because writes carry an idempotency key and the other calls store nothing.
-    if (error instanceof MemoryConnectionError) return Math.min(100 * 2 ** attempt, 2_000);
+    // A failed connection may have lost the answer of a request that was carried out: safe to repeat because
+    // writes carry an idempotency key and reads change nothing. A delete or a forget is repeated only when
+    // the request was never sent: a second delete would answer not_found for a record the first deleted,
+    // and a second forget would take records written in between.
+    if (error instanceof MemoryConnectionError && (repeatable || notSent(error))) return Math.min(100 * 2 ** attempt, 2_000);
     return null;
   }
 
@@ -211,6 +314,28 @@ function describeFailure(error: unknown): string {
   }
   const text = typeof message === 'string' ? message : String(error);
   return cause && !text.includes(cause) ? `${text}: ${cause}` : text;
+}
+
+/** True when a failed connection says that the request never left: no address, or the connection refused. */
+function notSent(error: MemoryConnectionError): boolean {
+  for (let e: unknown = error.cause; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+/** The query string of a search or a listing: its set parameters, or nothing. */
+function queryString(query: object): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(name, String(value));
+  return params.size > 0 ? `?${params}` : '';
+}
+
+/** A record id as one path segment. An empty id would name the listing instead, so it is refused here. */
+function recordPath(id: string): string {
+  if (id === '') throw new TypeError('MemoryClient: a record id must not be empty');
+  return encodeURIComponent(id);
 }
 
 function isErrorBody(value: unknown): value is ErrorBody {
