@@ -39,14 +39,26 @@ async function send(method: string, path: string, authorization: string | null, 
 
 const bearer = (key: string) => `Bearer ${key}`;
 
+/** `/api/v1/record/{id}` of a new record of the key's tenant. */
+async function recordOf(apiKey: string): Promise<string> {
+  const res = await fetch(svc.url + '/api/v1/record', {
+    method: 'POST',
+    headers: { authorization: bearer(apiKey), 'content-type': 'application/json' },
+    body: JSON.stringify(aRecord()),
+  });
+  expect(res.status).toBe(201);
+  return res.headers.get('location')!;
+}
+
 function expectUnauthorized(r: Reply): void {
   expect({ status: r.status, body: r.body }).toMatchObject({ status: 401, body: { error: 'unauthorized', message: expect.stringMatching(/\S/) } });
   expect(r.contentType).toMatch(/^application\/json(;|$)/);
 }
 
 interface RouteUnderTest {
-  method: 'GET' | 'POST';
-  path: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The path, or how to make one for the tenant of a key (a record of that tenant to read or delete). */
+  path: string | ((apiKey: string) => Promise<string>);
   /** The status a valid request answers. */
   okStatus: number;
   /** A valid request body, for POST routes. */
@@ -55,9 +67,13 @@ interface RouteUnderTest {
 
 /** The checks every route must pass: no key, wrong keys and a revoked key are refused; other keys still work. */
 function runCommonRouteTests(route: RouteUnderTest): void {
-  const call = (authorization: string | null) => send(route.method, route.path, authorization, route.body);
+  const pathFor = async (apiKey: string) => (typeof route.path === 'string' ? route.path : route.path(apiKey));
+  // A refused key is asked about a path that would answer for the tenant of `owner`'s key.
+  const call = async (authorization: string | null, owner = svc.tenant.api_key) =>
+    send(route.method, await pathFor(owner), authorization, route.body);
+  const name = typeof route.path === 'string' ? route.path : route.path.name;
 
-  describe(`${route.method} ${route.path}`, () => {
+  describe(`${route.method} ${name}`, () => {
     test(`a valid key answers ${route.okStatus}`, async () => {
       const r = await call(bearer(svc.tenant.api_key));
       expect(r.status).toBe(route.okStatus);
@@ -85,14 +101,14 @@ function runCommonRouteTests(route: RouteUnderTest): void {
     test('a revoked key: 401, while another key of the same tenant still works', async () => {
       const tenant = await svc.newTenant();
       const other = await issueKey(svc.backend.keys, tenant.tenant_id);
-      expect((await call(bearer(tenant.api_key))).status).toBe(route.okStatus);
-      expect((await call(bearer(other.api_key))).status).toBe(route.okStatus);
+      expect((await call(bearer(tenant.api_key), tenant.api_key)).status).toBe(route.okStatus);
+      expect((await call(bearer(other.api_key), other.api_key)).status).toBe(route.okStatus);
 
       expect(await svc.backend.keys.revoke({ keyId: tenant.key_id })).toMatchObject({ key_id: tenant.key_id, status: 'revoked' });
 
-      expectUnauthorized(await call(bearer(tenant.api_key)));
-      expectUnauthorized(await call(`bearer ${tenant.api_key}`));
-      const still = await call(bearer(other.api_key));
+      expectUnauthorized(await call(bearer(tenant.api_key), other.api_key));
+      expectUnauthorized(await call(`bearer ${tenant.api_key}`, other.api_key));
+      const still = await call(bearer(other.api_key), other.api_key);
       expect(still.status).toBe(route.okStatus);
       if (route.okStatus === 201) expect(still.body.tenant_id).toBe(tenant.tenant_id);
     });
@@ -103,6 +119,11 @@ describe('every route authenticates', () => {
   runCommonRouteTests({ method: 'POST', path: '/api/v1/record', okStatus: 201, body: aRecord() });
   runCommonRouteTests({ method: 'GET', path: '/api/v1/query', okStatus: 200 });
   runCommonRouteTests({ method: 'GET', path: '/api/v1/query?q=dark&limit=5', okStatus: 200 });
+  runCommonRouteTests({ method: 'GET', path: '/api/v1/record', okStatus: 200 });
+  runCommonRouteTests({ method: 'GET', path: '/api/v1/record?agent_id=agent-1&order=asc&limit=5', okStatus: 200 });
+  runCommonRouteTests({ method: 'GET', path: recordOf, okStatus: 200 });
+  runCommonRouteTests({ method: 'DELETE', path: recordOf, okStatus: 200 });
+  runCommonRouteTests({ method: 'POST', path: '/api/v1/forget', okStatus: 200, body: { agent_id: 'nobody-at-all', dry_run: true } });
   runCommonRouteTests({ method: 'POST', path: '/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
   runCommonRouteTests({ method: 'POST', path: '/api/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
 });
@@ -232,5 +253,43 @@ describe('tenant isolation', () => {
   test('a second key of the same tenant sees the same records, and nothing more', async () => {
     const second = await issueKey(svc.backend.keys, b.tenant_id);
     expect(await search(second, {})).toEqual(await search(b, {}));
+  });
+
+  test("another tenant's record id is 404 to get and to delete, as an unknown one is, and stays", async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const theirs = await send(method, `/api/v1/record/${idsOf.a[0]}`, bearer(b.api_key));
+      const unknown = await send(method, '/api/v1/record/01900000-0000-7000-8000-000000000000', bearer(b.api_key));
+      expect(theirs.body).toEqual(unknown.body);
+      expect(theirs.status).toBe(404);
+    }
+    expect((await send('GET', `/api/v1/record/${idsOf.a[0]}`, bearer(a.api_key))).status).toBe(200);
+  });
+
+  test("a listing shows the tenant's records only, with every filter", async () => {
+    for (const query of ['', `?agent_id=${shared.agent_id}`, `?client=${shared.client}&type=decision`, '?order=asc&limit=100']) {
+      const r = await send('GET', `/api/v1/record${query}`, bearer(b.api_key));
+      expect(r.status).toBe(200);
+      for (const record of r.body.records as { id: string }[]) expect(idsOf.b).toContain(record.id);
+    }
+  });
+
+  test("a forget naming another tenant's ids or selectors matches nothing of it", async () => {
+    const r = await send('POST', '/api/v1/forget', bearer(b.api_key), { ids: idsOf.a, agent_id: shared.agent_id });
+    expect(r.body).toEqual({ matched: 0, deleted: 0, dry_run: false });
+    for (const id of idsOf.a) expect((await send('GET', `/api/v1/record/${id}`, bearer(a.api_key))).status).toBe(200);
+  });
+
+  test("another tenant's cursor is 400 invalid_cursor", async () => {
+    const page = await send('GET', '/api/v1/record?limit=1', bearer(a.api_key));
+    expect(page.body.next_cursor).toEqual(expect.any(String));
+    const r = await send('GET', `/api/v1/record?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, bearer(b.api_key));
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'invalid_cursor' });
+  });
+
+  test('a forget job id is 401 without a valid key, and 404 when the tenant has no such job', async () => {
+    expectUnauthorized(await send('GET', '/api/v1/forget/01900000-0000-7000-8000-000000000000', null));
+    expectUnauthorized(await send('GET', '/api/v1/forget/01900000-0000-7000-8000-000000000000', bearer(`mem_${'A'.repeat(43)}`)));
+    const r = await send('GET', '/api/v1/forget/01900000-0000-7000-8000-000000000000', bearer(b.api_key));
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 404, error: 'not_found' });
   });
 });
