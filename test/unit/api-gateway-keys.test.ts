@@ -4,6 +4,7 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanCommand,
   CreateUsagePlanKeyCommand,
+  DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
   GetUsagePlanCommand,
   GetUsagePlanKeyCommand,
@@ -173,6 +174,71 @@ describe('ApiGatewayKeyRegistry.register', () => {
 
   test('plan names carry the stage, the rate and the burst', () => {
     expect(usagePlanName('dev', { rate: 1.5, burst: 3 })).toBe('memory-dev-rate-1.5-burst-3');
+  });
+});
+
+describe('ApiGatewayKeyRegistry.move', () => {
+  const PLAN_5_10: UsagePlan = { id: 'plan-5-10', name: 'memory-prod-rate-5-burst-10', apiStages: [{ apiId: SETTINGS.apiId, stage: 'prod' }] };
+  /** The plans the key's API key is in, as GetUsagePlans with `keyId` answers; without it, every plan. */
+  const keyIn = (plans: UsagePlan[]) =>
+    gateway.on(GetUsagePlansCommand).callsFake(({ keyId }) => ({ items: keyId === undefined ? [DEFAULT_PLAN, PLAN_5_10] : plans }));
+
+  beforeEach(() => {
+    gateway.on(GetApiKeysCommand).resolves({ items: [{ id: `ak-${KEY}`, name: KEY, enabled: true }] });
+    gateway.on(DeleteUsagePlanKeyCommand).resolves({});
+  });
+
+  test('takes the API key out of its plan of this stage, then puts it in the plan for the new limits', async () => {
+    keyIn([DEFAULT_PLAN]);
+    expect(await registry().move(KEY, { rate: 5, burst: 10 })).toEqual({ apiKeyId: `ak-${KEY}`, usagePlanId: 'plan-5-10', moved: true });
+    expect(sent()).toEqual([
+      ['GetUsagePlanCommand', { usagePlanId: 'plan-default' }],
+      ['GetUsagePlansCommand', { limit: 500 }],
+      apiKeysQuery(KEY),
+      ['GetUsagePlansCommand', { limit: 500, keyId: `ak-${KEY}` }],
+      ['DeleteUsagePlanKeyCommand', { usagePlanId: 'plan-default', keyId: `ak-${KEY}` }],
+      ['CreateUsagePlanKeyCommand', { usagePlanId: 'plan-5-10', keyId: `ak-${KEY}`, keyType: 'API_KEY' }],
+    ]);
+  });
+
+  test('back to the default limits: back to the default plan', async () => {
+    keyIn([PLAN_5_10]);
+    expect(await registry().move(KEY, { rate: 20, burst: 40 })).toEqual({ apiKeyId: `ak-${KEY}`, usagePlanId: 'plan-default', moved: true });
+    expect(sent().slice(-2)).toEqual([
+      ['DeleteUsagePlanKeyCommand', { usagePlanId: 'plan-5-10', keyId: `ak-${KEY}` }],
+      ['CreateUsagePlanKeyCommand', { usagePlanId: 'plan-default', keyId: `ak-${KEY}`, keyType: 'API_KEY' }],
+    ]);
+  });
+
+  test('a key already in the right plan is left alone, so a run that failed half way can be repeated', async () => {
+    keyIn([PLAN_5_10]);
+    expect(await registry().move(KEY, { rate: 5, burst: 10 })).toEqual({ apiKeyId: `ak-${KEY}`, usagePlanId: 'plan-5-10', moved: false });
+    expect(gateway.commandCalls(DeleteUsagePlanKeyCommand)).toHaveLength(0);
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(0);
+  });
+
+  test("a plan of another API or stage is not this stage's, and stays; a plan key gone already is taken as gone", async () => {
+    const foreign: UsagePlan = { id: 'plan-foreign', name: 'memory-prod-default', apiStages: [{ apiId: 'zzz', stage: 'prod' }] };
+    keyIn([foreign, DEFAULT_PLAN]);
+    gateway.on(DeleteUsagePlanKeyCommand).rejects(new NotFoundException({ message: 'Invalid Usage Plan Key', $metadata: {} }));
+    expect((await registry().move(KEY, { rate: 5, burst: 10 })).moved).toBe(true);
+    expect(gateway.commandCalls(DeleteUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId)).toEqual(['plan-default']);
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId)).toEqual(['plan-5-10']);
+  });
+
+  test('a key with no API key yet is registered in the plan; a failure to take a key out is passed on', async () => {
+    gateway.on(GetApiKeysCommand).resolves({ items: [] });
+    keyIn([]);
+    expect(await registry().move(KEY, { rate: 5, burst: 10 })).toEqual({ apiKeyId: `ak-${KEY}`, usagePlanId: 'plan-5-10', moved: true });
+    expect(gateway.commandCalls(CreateApiKeyCommand)).toHaveLength(1);
+
+    gateway.reset();
+    gateway.on(GetUsagePlanCommand).resolves(DEFAULT_PLAN);
+    gateway.on(GetApiKeysCommand).resolves({ items: [{ id: `ak-${KEY}`, name: KEY, enabled: true }] });
+    keyIn([DEFAULT_PLAN]);
+    gateway.on(DeleteUsagePlanKeyCommand).rejects(new Error('TooManyRequestsException'));
+    await expect(registry().move(KEY, { rate: 5, burst: 10 })).rejects.toThrow('TooManyRequestsException');
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(0);
   });
 });
 

@@ -2,6 +2,7 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanCommand,
   CreateUsagePlanKeyCommand,
+  DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
   GetUsagePlanCommand,
   GetUsagePlanKeyCommand,
@@ -82,6 +83,33 @@ export class ApiGatewayKeyRegistry {
     return { apiKeyId, usagePlanId };
   }
 
+  /**
+   * Puts an active key's API key in the plan for new `limits` (its tenant's rate or burst changed), out of
+   * the plan of this stage it is in now. API Gateway has no call that moves a key between plans, and a key
+   * is in at most one plan of a stage, so this takes it out of the old plan and then puts it in the new
+   * one: between those two calls API Gateway refuses the key (a fraction of a second). A key already in the
+   * right plan is left alone, and a key with no API key yet is registered, so this is safe to repeat after
+   * a partial failure. `moved` says whether it changed anything.
+   */
+  async move(keyId: string, limits: KeyThrottle): Promise<Registration & { moved: boolean }> {
+    const usagePlanId = await this.planFor(limits);
+    const apiKeyId = await this.ensureApiKey(keyId);
+    const { apiId, stage } = this.settings;
+    const current = (await this.plans(apiKeyId)).filter((plan) => (plan.apiStages ?? []).some((s) => s.apiId === apiId && s.stage === stage));
+    if (current.some((plan) => plan.id === usagePlanId)) return { apiKeyId, usagePlanId, moved: false };
+    for (const plan of current) {
+      if (!plan.id) continue;
+      try {
+        await this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: plan.id, keyId: apiKeyId }));
+      } catch (error) {
+        // Gone already (a concurrent run): what matters is that it is out.
+        if (errorName(error) !== 'NotFoundException') throw error;
+      }
+    }
+    await this.attach(keyId, apiKeyId, usagePlanId);
+    return { apiKeyId, usagePlanId, moved: true };
+  }
+
   /** Disables the key's API key, so API Gateway refuses it; false when it has none (nothing to disable). */
   async disable(keyId: string): Promise<boolean> {
     const found = await this.apiKeysNamed(keyId);
@@ -104,7 +132,7 @@ export class ApiGatewayKeyRegistry {
 
     const name = usagePlanName(stage, limits);
     // The name alone could belong to another deployment with the same stage name in this account.
-    const existing = (await this.allPlans()).find(
+    const existing = (await this.plans()).find(
       (plan) => plan.name === name && (plan.apiStages ?? []).some((s) => s.apiId === apiId && s.stage === stage),
     );
     if (existing?.id) return existing.id;
@@ -174,12 +202,17 @@ export class ApiGatewayKeyRegistry {
     return found;
   }
 
-  /** Every usage plan of the account in this region; GetUsagePlans has no filter by name. */
-  private async allPlans(): Promise<UsagePlan[]> {
+  /**
+   * The usage plans of the account in this region (GetUsagePlans has no filter by name), or only those the
+   * API key `apiKeyId` is in.
+   */
+  private async plans(apiKeyId?: string): Promise<UsagePlan[]> {
     const plans: UsagePlan[] = [];
     let position: string | undefined;
     do {
-      const page = await this.client.send(new GetUsagePlansCommand({ limit: PAGE_LIMIT, ...(position ? { position } : {}) }));
+      const page = await this.client.send(
+        new GetUsagePlansCommand({ limit: PAGE_LIMIT, ...(apiKeyId ? { keyId: apiKeyId } : {}), ...(position ? { position } : {}) }),
+      );
       plans.push(...(page.items ?? []));
       position = page.position;
     } while (position);
