@@ -1,4 +1,12 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TableCheckedSearch } from '../../shared/adapters/aws/dynamodb/checked-search.js';
+import { FORGET_SYNC_MAX } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
+import { SqliteDocumentIndex } from '../../shared/adapters/local/document-index.js';
+import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
+import { parseQuery } from '../../shared/domain/query-parse.js';
 import { dynamoDbAdapters } from '../../shared/adapters/aws/dynamodb/index.js';
 import { recordKey, RECORD_SHARDS } from '../../shared/adapters/aws/dynamodb/record-item.js';
 import { TABLES } from '../../shared/adapters/aws/dynamodb/tables.js';
@@ -73,5 +81,98 @@ describeWithDynamoDb('DynamoDB adapters, beyond the port suite', (endpoint) => {
     const c = { type: 'decision' as const, confidence: 0.5, model: 'm', classified_at: '2026-11-10T12:00:00.000Z' };
     expect(await records.setClassification('01900000-0000-7000-8000-000000000000', '01900000-0000-7000-8000-00000000000a', c)).toBe(false);
     expect(await records.get('01900000-0000-7000-8000-000000000000', '01900000-0000-7000-8000-00000000000a')).toBeNull();
+  });
+});
+
+/**
+ * Deletes on AWS while the search index lags: the AWS-shaped mode with the index held back. The index (the
+ * embedded engine, as the AWS-shaped local mode runs it) is fed by hand with what the stream would carry,
+ * and then not told of the deletes, as when OpenSearch has not caught up.
+ */
+describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoint) => {
+  let t: TestTables;
+  let dir: string;
+  let index: ReturnType<typeof openSqliteAdapters>;
+  beforeEach(async () => {
+    t = await createTestTables(endpoint);
+    dir = mkdtempSync(join(tmpdir(), 'memory-lag-'));
+    index = openSqliteAdapters(join(dir, 'index.db'));
+  });
+  afterEach(async () => {
+    index.close();
+    rmSync(dir, { recursive: true, force: true });
+    await t.drop();
+  });
+
+  /** A held forget queue: jobs wait until the test runs them. */
+  function heldJobs() {
+    const waiting: { tenant_id: string; job_id: string }[] = [];
+    return { waiting, start: async (job: { tenant_id: string; job_id: string }) => void waiting.push(job) };
+  }
+
+  async function setUp(n: number, sink = heldJobs()) {
+    const { keys, records } = dynamoDbAdapters(t.client, t.names, { forgetJobs: sink });
+    const tenant = (await keys.createTenant({ name: 'n', limits: { ...LIMITS, recordQuota: 10_000 } })).tenant_id;
+    const written = [];
+    let at = Date.parse('2026-11-10T12:00:00.000Z');
+    for (let i = 0; i < n; i++) {
+      const record = newRecord(tenant, { ...input, agent_id: i % 2 ? 'odd' : 'even', title: `lagging zephyr ${i}` }, new Date((at += 1)));
+      await records.create(tenant, record, { recordQuota: 10_000, month: '2026-11' });
+      written.push(record);
+    }
+    // What the stream delivered before it stalled: every record.
+    const indexed = new SqliteDocumentIndex(index.db);
+    expect(await indexed.apply(written.map((record) => ({ kind: 'upsert' as const, record })))).toEqual(written.map(() => null));
+    const search = new TableCheckedSearch(index.search, records);
+    const find = async (limit = 20) => (await search.search(tenant, { text: parseQuery('zephyr'), limit })).map((h) => h.id);
+    return { tenant, records, written, search, find, sink };
+  }
+
+  test('a deleted record is never a hit, though the index still has it, and a full page stays full', async () => {
+    const { tenant, records, written, find } = await setUp(30);
+    const gone = written.slice(0, 12);
+    for (const r of gone) expect(await records.delete(tenant, r.id)).not.toBeNull();
+    // The index has not heard of the deletes.
+    expect((await index.search.search(tenant, { text: parseQuery('zephyr'), limit: 100 })).length).toBe(30);
+    const hits = await find(10);
+    expect(hits).toHaveLength(10);
+    for (const r of gone) expect(hits).not.toContain(r.id);
+    expect((await find(100)).sort()).toEqual(written.slice(12).map((r) => r.id).sort());
+  });
+
+  test('a large forget answers with a job, and what it matched is hidden from every read from then on, until the job deletes it', async () => {
+    const { tenant, records, written, find, sink } = await setUp(FORGET_SYNC_MAX + 11);
+    const even = written.filter((r) => r.agent_id === 'even');
+    const other = written.filter((r) => r.agent_id === 'odd');
+    // One more than a request may delete: 506 even records would not need a job, so forget by a wider selector.
+    const outcome = await records.forget(tenant, { type: 'fact' }, { dryRun: false, at: new Date() });
+    expect(outcome).toEqual({ kind: 'job', job_id: expect.any(String), matched: written.length });
+    const jobId = (outcome as { job_id: string }).job_id;
+    expect(sink.waiting).toEqual([{ tenant_id: tenant, job_id: jobId }]);
+    expect(await records.forgetJob(tenant, jobId)).toEqual({ status: 'running', matched: written.length, deleted: 0 });
+    // Not deleted yet, and hidden from get, list, search and delete alike.
+    expect(await records.get(tenant, even[0]!.id)).toBeNull();
+    expect(await records.get(tenant, other[0]!.id)).toBeNull();
+    expect(await records.list(tenant, { filters: {}, order: 'desc', limit: 50 })).toEqual([]);
+    expect(await find()).toEqual([]);
+    expect(await records.delete(tenant, even[1]!.id)).toBeNull();
+    // A record written after the forget is not its business.
+    const later = newRecord(tenant, { ...input, title: 'later zephyr' }, new Date(Date.now() + 5));
+    await records.create(tenant, later, { recordQuota: 10_000, month: '2026-11' });
+    expect(await records.get(tenant, later.id)).toEqual(later);
+
+    // The worker runs (twice: SQS delivers at least once); the count is exact.
+    const first = await records.runForgetJob(tenant, jobId);
+    expect(first).toEqual({ status: 'done', matched: written.length, deleted: written.length - 1 });
+    expect(await records.runForgetJob(tenant, jobId)).toEqual(first);
+    expect(await records.list(tenant, { filters: {}, order: 'asc', limit: 50 })).toEqual([later]);
+    expect(await find()).toEqual([]);
+  });
+
+  test('a forget of at most FORGET_SYNC_MAX records finishes within the call, with no job', async () => {
+    const { tenant, records, written, find, sink } = await setUp(8);
+    expect(await records.forget(tenant, { agent_id: 'even' }, { dryRun: false, at: new Date() })).toEqual({ kind: 'done', matched: 4, deleted: 4 });
+    expect(sink.waiting).toEqual([]);
+    expect((await find()).sort()).toEqual(written.filter((r) => r.agent_id === 'odd').map((r) => r.id).sort());
   });
 });
