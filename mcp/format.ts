@@ -1,5 +1,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RECORD_TYPES, type RecallQuery, type RecordReceipt, type SearchHit, type Suggestion } from '../sdk/src/index.js';
+import {
+  RECORD_TYPES,
+  type ForgetAccepted,
+  type ForgetResult,
+  type ListQuery,
+  type MemoryRecord,
+  type RecallQuery,
+  type RecordPage,
+  type RecordReceipt,
+  type SearchHit,
+  type Suggestion,
+} from '../sdk/src/index.js';
 import type { ErrorJson } from './api.js';
 
 /**
@@ -12,6 +23,8 @@ import type { ErrorJson } from './api.js';
 export const BODY_PREVIEW_CHARS = 2000;
 /** The same for metadata, as JSON. */
 export const METADATA_PREVIEW_CHARS = 500;
+/** A listing is for finding records, not reading them: its text cuts bodies shorter (memory_get has all). */
+export const LIST_BODY_PREVIEW_CHARS = 300;
 
 function cut(text: string, max: number): string {
   const chars = [...text];
@@ -21,15 +34,40 @@ function cut(text: string, max: number): string {
 
 const indent = (text: string) => text.replace(/\n/g, '\n   ');
 
-/** The filters of a search, as a model would have written them. */
-function describeQuery(query: RecallQuery): string {
+/** The arguments of a call, as a model would have written them: `q="dark mode", limit=5`. */
+function describeArgs<T extends object>(args: T, names: readonly (keyof T & string)[]): string {
   const parts = [];
-  if (query.q !== undefined && query.q.trim() !== '') parts.push(`q=${JSON.stringify(query.q)}`);
-  for (const name of ['agent_id', 'type', 'client', 'since', 'limit'] as const) {
-    const value = query[name];
-    if (value !== undefined && value !== null) parts.push(`${name}=${JSON.stringify(value)}`);
+  for (const name of names) {
+    const value = args[name];
+    if (value === undefined || value === null || (name === 'q' && typeof value === 'string' && value.trim() === '')) continue;
+    parts.push(`${name}=${JSON.stringify(value)}`);
   }
   return parts.length === 0 ? 'no filters' : parts.join(', ');
+}
+
+/** The filters of a search, as a model would have written them. */
+const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'limit']);
+
+/** The filters of a listing (its cursor is long and says nothing to a reader, so it is left out). */
+const describeListing = (query: ListQuery) => describeArgs(query, ['agent_id', 'type', 'client', 'since', 'until', 'order', 'limit']);
+
+/** The line of facts under a record's title: type, rank (when there is one), creation time, agent, client, id. */
+function factsLine(record: MemoryRecord, rank?: number): string {
+  const facts = [
+    `type: ${record.type}`,
+    ...(rank === undefined ? [] : [`rank: ${Number(rank.toPrecision(2))}`]),
+    `created: ${record.created_at}`,
+    `agent: ${record.agent_id}`,
+    ...(record.client === null ? [] : [`client: ${record.client}`]),
+    `id: ${record.id}`,
+  ];
+  return facts.join(' | ');
+}
+
+/** One record of a numbered list: title, facts, body (cut at `bodyChars`), metadata. */
+function listedRecord(lines: string[], n: number, record: MemoryRecord, bodyChars: number, rank?: number): void {
+  lines.push('', `${n}. ${record.title}`, `   ${factsLine(record, rank)}`, `   ${indent(cut(record.body, bodyChars))}`);
+  if (record.metadata !== null) lines.push(`   metadata: ${cut(JSON.stringify(record.metadata), METADATA_PREVIEW_CHARS)}`);
 }
 
 /** The hits of a search as a numbered list, best first: title, then type, rank, date, agent, client, id, then the body. */
@@ -43,19 +81,87 @@ export function recallText(hits: SearchHit[], query: RecallQuery): string {
   }
   const order = byRelevance ? 'best match first' : 'newest first';
   const lines = [`${hits.length} record${hits.length === 1 ? '' : 's'} (${describeQuery(query)}; ${order}):`];
-  hits.forEach((hit, i) => {
-    const facts = [
-      `type: ${hit.type}`,
-      ...(byRelevance ? [`rank: ${Number(hit.rank.toPrecision(2))}`] : []),
-      `created: ${hit.created_at}`,
-      `agent: ${hit.agent_id}`,
-      ...(hit.client === null ? [] : [`client: ${hit.client}`]),
-      `id: ${hit.id}`,
-    ];
-    lines.push('', `${i + 1}. ${hit.title}`, `   ${facts.join(' | ')}`, `   ${indent(cut(hit.body, BODY_PREVIEW_CHARS))}`);
-    if (hit.metadata !== null) lines.push(`   metadata: ${cut(JSON.stringify(hit.metadata), METADATA_PREVIEW_CHARS)}`);
-  });
+  hits.forEach((hit, i) => listedRecord(lines, i + 1, hit, BODY_PREVIEW_CHARS, byRelevance ? hit.rank : undefined));
   return lines.join('\n');
+}
+
+/** One record in full, as memory_get answers it: the model asked for this one, so nothing is cut. */
+export function recordText(record: MemoryRecord): string {
+  const lines = [record.title, factsLine(record), '', record.body];
+  if (record.metadata !== null) lines.push('', `metadata: ${JSON.stringify(record.metadata)}`);
+  if (record.classification !== null) {
+    const c = record.classification;
+    lines.push(`suggested type: ${c.type} (confidence ${c.confidence.toFixed(3)}, model ${c.model})`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * A page of a listing as a numbered list, in the listing's order, and how to get the next page: the same
+ * call with `cursor`, which the text quotes in full.
+ */
+export function listText(page: RecordPage, query: ListQuery): string {
+  const order = query.order === 'asc' ? 'oldest first' : 'newest first';
+  const continued = query.cursor !== undefined;
+  if (page.records.length === 0) {
+    return continued ? `No more records (${describeListing(query)}).` : `No records found (${describeListing(query)}). Try fewer filters.`;
+  }
+  const n = page.records.length;
+  const lines = [`${n} record${n === 1 ? '' : 's'}${continued ? ' more' : ''} (${describeListing(query)}; ${order}):`];
+  page.records.forEach((record, i) => listedRecord(lines, i + 1, record, LIST_BODY_PREVIEW_CHARS));
+  lines.push(
+    '',
+    page.next_cursor === null
+      ? 'This is the last page.'
+      : `More records: call memory_list again with the same filters and cursor=${JSON.stringify(page.next_cursor)}`,
+  );
+  return lines.join('\n');
+}
+
+/** How many records, in words: "1 record", "3 records". */
+const records = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
+
+/** A sample of the records a dry run matched: enough for a person to recognise them. */
+export type ForgetSample = Pick<MemoryRecord, 'id' | 'agent_id' | 'type' | 'title' | 'client' | 'created_at'>;
+
+/** What memory_forget would delete: the count, a few of the records, and how to go on. */
+export function forgetPreviewText(matched: number, sample: ForgetSample[], selectors: string): string {
+  if (matched === 0) return `Nothing to forget: no record matches ${selectors}. Nothing was deleted.`;
+  const lines = [`Dry run: ${records(matched)} match${matched === 1 ? 'es' : ''} ${selectors} and would be deleted. Nothing was deleted yet.`];
+  if (sample.length > 0) {
+    lines.push('', sample.length < matched ? 'Some of them (newest first):' : matched === 1 ? 'The record:' : 'The records:');
+    for (const r of sample) {
+      lines.push(`- ${r.title} | type: ${r.type} | created: ${r.created_at} | agent: ${r.agent_id}${r.client === null ? '' : ` | client: ${r.client}`} | id: ${r.id}`);
+    }
+  }
+  lines.push(
+    '',
+    'To delete them, call memory_forget again with the same arguments and confirm: true, once the user has agreed. ' +
+      'It deletes what matches then, which can include records written since this dry run.',
+  );
+  return lines.join('\n');
+}
+
+/** What memory_forget deleted, or the job that deletes it. */
+export function forgetDoneText(outcome: ForgetResult | ForgetAccepted, selectors: string): string {
+  if ('job_id' in outcome) {
+    return (
+      `Forgetting ${records(outcome.matched)} matching ${selectors}: they are hidden from every read from now on, and ` +
+      `deleted in the background (job ${outcome.job_id}).`
+    );
+  }
+  if (outcome.matched === 0) return `Nothing was deleted: no record matches ${selectors}.`;
+  const gone = outcome.deleted < outcome.matched ? ` (${outcome.matched} matched; the others were deleted meanwhile by another call)` : '';
+  return `Deleted ${records(outcome.deleted)} matching ${selectors}${gone}.`;
+}
+
+/** The selectors of a forget, as a model would have written them; a long list of ids is counted instead. */
+export function describeSelectors(selectors: { agent_id?: string; client?: string; type?: string; before?: string; ids?: readonly string[] }): string {
+  const { ids, ...rest } = selectors;
+  const described = describeArgs(rest, ['agent_id', 'client', 'type', 'before']);
+  if (ids === undefined) return described === 'no filters' ? 'no selector' : described;
+  const idText = ids.length <= 3 ? `ids=${JSON.stringify(ids)}` : `ids=[${ids.length} ids]`;
+  return described === 'no filters' ? idText : `${described}, ${idText}`;
 }
 
 /** The receipt of a write. */

@@ -40,12 +40,12 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
-  test('an MCP client lists the tools, remembers a record and recalls it', async () => {
+  test('an MCP client lists the tools, remembers a record, recalls, lists and reads it, and dry-runs its forget', async () => {
     const client = new Client({ name: 'memory-http-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_recall', 'memory_remember']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember']);
 
       const record = { agent_id: 'http-agent', type: 'decision', title: 'We chose Quillfeather for the billing exports', body: 'Cheaper than the others.' };
       const remembered = await client.callTool({ name: 'memory_remember', arguments: record });
@@ -56,6 +56,13 @@ describe('the MCP server over Streamable HTTP', () => {
       expect(recalled.isError).toBeFalsy();
       expect((recalled.structuredContent as { results: unknown[] }).results).toEqual([expect.objectContaining({ ...record, id })]);
       expect(textOf(recalled)).toContain(`1. ${record.title}`);
+
+      const listed = await client.callTool({ name: 'memory_list', arguments: { agent_id: 'http-agent' } });
+      expect(listed.structuredContent).toEqual({ records: [expect.objectContaining({ ...record, id })], next_cursor: null });
+      const got = await client.callTool({ name: 'memory_get', arguments: { id } });
+      expect(got.structuredContent).toMatchObject({ ...record, id });
+      const dry = await client.callTool({ name: 'memory_forget', arguments: { agent_id: 'http-agent' } });
+      expect(dry.structuredContent).toMatchObject({ dry_run: true, matched: 1 });
     } finally {
       await client.close();
     }

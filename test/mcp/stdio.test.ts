@@ -55,9 +55,9 @@ afterAll(async () => {
 });
 
 describe('the MCP server over stdio', () => {
-  test('lists three tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
+  test('lists six tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_recall', 'memory_remember']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember']);
     const tool = (name: string) => tools.find((t) => t.name === name)!;
 
     const remember = tool('memory_remember');
@@ -91,6 +91,31 @@ describe('the MCP server over stdio', () => {
     const classify = tool('memory_classify');
     expect(Object.keys(classify.inputSchema.properties!)).toEqual(['title', 'body']);
     expect(classify.annotations).toMatchObject({ readOnlyHint: true });
+
+    const get = tool('memory_get');
+    expect(get.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['id'] });
+    expect(get.annotations).toMatchObject({ readOnlyHint: true });
+    expect(get.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['id', 'body', 'classification']) });
+
+    const list = tool('memory_list');
+    const listProps = list.inputSchema.properties as Record<string, any>;
+    expect(Object.keys(listProps)).toEqual(['agent_id', 'type', 'client', 'since', 'until', 'order', 'limit', 'cursor']);
+    expect(list.inputSchema.required ?? []).toEqual([]);
+    expect(listProps.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(listProps.order.enum).toEqual(['desc', 'asc']);
+    expect(listProps.cursor.description).toContain('invalid_cursor');
+    expect(list.annotations).toMatchObject({ readOnlyHint: true });
+    expect(list.outputSchema).toMatchObject({ type: 'object', required: ['records', 'next_cursor'] });
+
+    const forget = tool('memory_forget');
+    const forgetProps = forget.inputSchema.properties as Record<string, any>;
+    expect(Object.keys(forgetProps)).toEqual(['agent_id', 'client', 'type', 'before', 'ids', 'confirm']);
+    expect(forget.inputSchema.required ?? []).toEqual([]);
+    expect(forgetProps.ids).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000 });
+    expect(forgetProps.confirm).toMatchObject({ type: 'boolean' });
+    expect(forget.description).toContain('dry run');
+    expect(forget.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(forget.outputSchema).toMatchObject({ type: 'object', required: ['dry_run', 'matched'] });
   });
 
   let stored: { id: string };
@@ -170,6 +195,30 @@ describe('the MCP server over stdio', () => {
     // Nothing was stored by the refused calls.
     const all = await client.callTool({ name: 'memory_recall', arguments: {} });
     expect((all.structuredContent as { results: unknown[] }).results).toHaveLength(2);
+  });
+
+  test('memory_list, memory_get and memory_forget: list the records, read one, forget it after a dry run', async () => {
+    const extra = { ...record, title: 'A scratch note about the Ostrava trip', client: null, metadata: null };
+    const { id } = (await client.callTool({ name: 'memory_remember', arguments: extra })).structuredContent as { id: string };
+
+    const listed = await client.callTool({ name: 'memory_list', arguments: { agent_id: 'support-bot', limit: 1 } });
+    expect(listed.isError).toBeFalsy();
+    const page = listed.structuredContent as { records: { id: string }[]; next_cursor: string | null };
+    expect(page.records.map((r) => r.id)).toEqual([id]);
+    expect(page.next_cursor).toEqual(expect.any(String));
+    expect(textOf(listed)).toContain(`cursor=${JSON.stringify(page.next_cursor)}`);
+
+    const got = await client.callTool({ name: 'memory_get', arguments: { id } });
+    expect(got.structuredContent).toMatchObject({ ...extra, id });
+
+    const dry = await client.callTool({ name: 'memory_forget', arguments: { ids: [id] } });
+    expect(dry.structuredContent).toMatchObject({ dry_run: true, matched: 1, deleted: 0, sample: [expect.objectContaining({ id })] });
+    expect((await client.callTool({ name: 'memory_get', arguments: { id } })).isError).toBeFalsy();
+    const done = await client.callTool({ name: 'memory_forget', arguments: { ids: [id], confirm: true } });
+    expect(done.structuredContent).toEqual({ dry_run: false, matched: 1, deleted: 1 });
+    const gone = await client.callTool({ name: 'memory_get', arguments: { id } });
+    expect(gone.isError).toBe(true);
+    expect(textOf(gone)).toMatch(/^not_found: /);
   });
 
   test('stdout carried nothing but the protocol, and stderr only the start line', () => {

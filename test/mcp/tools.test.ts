@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { freePort } from '../../local/free-port.js';
 import { MemoryClient } from '../../sdk/src/index.js';
-import { BODY_PREVIEW_CHARS, ERROR_META_KEY } from '../../mcp/format.js';
+import { BODY_PREVIEW_CHARS, ERROR_META_KEY, LIST_BODY_PREVIEW_CHARS } from '../../mcp/format.js';
 import { createMemoryMcpServer } from '../../mcp/tools.js';
 import { aRecord, startTestService, type TestService } from '../support/local-service.js';
 import { textOf } from './helpers.js';
@@ -72,6 +72,158 @@ describe('what memory_recall says', () => {
     expect(result.structuredContent).toEqual({ results: [] });
     expect(textOf(result)).toBe(
       'No records found (q="xylophone", type="signal"). Try other or fewer words, fewer filters, or no q to see the newest records.',
+    );
+  });
+});
+
+describe('memory_get, memory_list and memory_forget', () => {
+  /** An MCP client of a fresh tenant, so that counts and listings are exact. */
+  const fresh = async () => connectTo((await service.newTenant()).api_key);
+  const remember = async (mcp: Client, overrides: Record<string, unknown>) => {
+    const result = await mcp.callTool({ name: 'memory_remember', arguments: aRecord(overrides) });
+    if (result.isError) throw new Error(textOf(result));
+    return (result.structuredContent as { id: string; created_at: string }).id;
+  };
+  const structured = <T>(result: object) => (result as { structuredContent: T }).structuredContent;
+
+  test('memory_get answers one record in full: the body is not cut, the metadata is there', async () => {
+    const mcp = await fresh();
+    const body = `${'detail '.repeat(600)}THE-END`;
+    const id = await remember(mcp, { title: 'The full Harrowgate report', body, client: 'acme', metadata: { pages: 12 } });
+    const result = await mcp.callTool({ name: 'memory_get', arguments: { id } });
+    expect(result.isError).toBeFalsy();
+    expect(structured(result)).toEqual({
+      id, agent_id: 'agent-1', type: 'fact', title: 'The full Harrowgate report', body, client: 'acme', metadata: { pages: 12 },
+      created_at: expect.any(String), classification: null,
+    });
+    const text = textOf(result);
+    expect(text).toMatch(new RegExp(`^The full Harrowgate report\ntype: fact \| created: \S+ \| agent: agent-1 \| client: acme \| id: ${id}\n\n`));
+    expect(text).toContain(`${body}\n\nmetadata: {"pages":12}`);
+  });
+
+  test('memory_get of an unknown or malformed id is a not_found tool error', async () => {
+    const mcp = await fresh();
+    for (const id of ['01930000-0000-7000-8000-000000000000', 'nonsense']) {
+      const result = await mcp.callTool({ name: 'memory_get', arguments: { id } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^not_found: /);
+      expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ error: 'not_found' });
+    }
+  });
+
+  test('memory_list answers one page and the cursor of the next; following it reaches every record once', async () => {
+    const mcp = await fresh();
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) ids.push(await remember(mcp, { title: `Listed note ${i}`, body: i === 5 ? 'x'.repeat(1000) : `Body ${i}` }));
+    await remember(mcp, { agent_id: 'another-agent', title: 'Not listed' });
+
+    const first = await mcp.callTool({ name: 'memory_list', arguments: { agent_id: 'agent-1', limit: 2 } });
+    expect(first.isError).toBeFalsy();
+    const page = structured<{ records: { id: string }[]; next_cursor: string | null }>(first);
+    expect(page.records.map((r) => r.id)).toEqual([ids[4], ids[3]]);
+    const text = textOf(first);
+    expect(text).toMatch(/^2 records \(agent_id="agent-1", limit=2; newest first\):\n\n1\. Listed note 5\n {3}type: fact \| created: \S+ \| agent: agent-1 \| id: \S+\n/);
+    // A listing cuts bodies shorter than a search: it is for finding records; memory_get reads them.
+    expect(text).toContain(`${'x'.repeat(LIST_BODY_PREVIEW_CHARS)}… [cut: ${1000 - LIST_BODY_PREVIEW_CHARS} more characters not shown]`);
+    expect(text.endsWith(`More records: call memory_list again with the same filters and cursor=${JSON.stringify(page.next_cursor)}`)).toBe(true);
+
+    const seen = page.records.map((r) => r.id);
+    let cursor = page.next_cursor;
+    let last = '';
+    while (cursor !== null) {
+      const next = await mcp.callTool({ name: 'memory_list', arguments: { agent_id: 'agent-1', limit: 2, cursor } });
+      const nextPage = structured<{ records: { id: string }[]; next_cursor: string | null }>(next);
+      seen.push(...nextPage.records.map((r) => r.id));
+      cursor = nextPage.next_cursor;
+      last = textOf(next);
+    }
+    expect(seen).toEqual([...ids].reverse());
+    expect(last).toMatch(/^1 record more \(agent_id="agent-1", limit=2; newest first\):/);
+    expect(last.endsWith('This is the last page.')).toBe(true);
+
+    const oldest = textOf(await mcp.callTool({ name: 'memory_list', arguments: { order: 'asc', limit: 1 } }));
+    expect(oldest).toMatch(/^1 record \(order="asc", limit=1; oldest first\):\n\n1\. Listed note 1\n/);
+    expect(textOf(await mcp.callTool({ name: 'memory_list', arguments: { type: 'signal' } }))).toBe('No records found (type="signal"). Try fewer filters.');
+  });
+
+  test('memory_list with a cursor of other filters is an invalid_cursor tool error; limit above 100 is refused', async () => {
+    const mcp = await fresh();
+    for (let i = 0; i < 3; i++) await remember(mcp, { title: `Cursor note ${i}` });
+    const { next_cursor } = structured<{ next_cursor: string }>(await mcp.callTool({ name: 'memory_list', arguments: { limit: 1 } }));
+    const result = await mcp.callTool({ name: 'memory_list', arguments: { type: 'decision', cursor: next_cursor } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^invalid_cursor: cursor was made for other filters/);
+
+    const tooMany = await mcp.callTool({ name: 'memory_list', arguments: { limit: 101 } });
+    expect(tooMany.isError).toBe(true);
+    expect(textOf(tooMany)).toMatch(/^MCP error -32602: Input validation error: Invalid arguments for tool memory_list: .* at limit$/s);
+  });
+
+  test('memory_forget without confirm is a dry run: the count and a sample, nothing deleted; with confirm: true it deletes', async () => {
+    const mcp = await fresh();
+    const doomed: string[] = [];
+    for (let i = 1; i <= 7; i++) doomed.push(await remember(mcp, { agent_id: 'scratch', title: `Scratch note ${i}`, client: i === 1 ? 'acme' : null }));
+    const kept = await remember(mcp, { agent_id: 'keeper', title: 'Keep this one' });
+
+    const dry = await mcp.callTool({ name: 'memory_forget', arguments: { agent_id: 'scratch' } });
+    expect(dry.isError).toBeFalsy();
+    const preview = structured<{ dry_run: boolean; matched: number; deleted: number; sample: { id: string }[] }>(dry);
+    expect(preview).toMatchObject({ dry_run: true, matched: 7, deleted: 0 });
+    expect(preview.sample.map((r) => r.id)).toEqual(doomed.slice(2).reverse()); // 5, newest first
+    const text = textOf(dry);
+    expect(text).toMatch(/^Dry run: 7 records match agent_id="scratch" and would be deleted\. Nothing was deleted yet\.\n\nSome of them \(newest first\):\n- Scratch note 7 \| type: fact \| created: \S+ \| agent: scratch \| id: \S+\n/);
+    expect(text).toContain('call memory_forget again with the same arguments and confirm: true, once the user has agreed');
+    const stillThere = await mcp.callTool({ name: 'memory_get', arguments: { id: doomed[0]! } });
+    expect(stillThere.isError).toBeFalsy();
+
+    const done = await mcp.callTool({ name: 'memory_forget', arguments: { agent_id: 'scratch', confirm: true } });
+    expect(done.isError).toBeFalsy();
+    expect(structured(done)).toEqual({ dry_run: false, matched: 7, deleted: 7 });
+    expect(textOf(done)).toBe('Deleted 7 records matching agent_id="scratch".');
+    expect((await mcp.callTool({ name: 'memory_get', arguments: { id: doomed[0]! } })).isError).toBe(true);
+    expect(structured<{ records: { id: string }[] }>(await mcp.callTool({ name: 'memory_list', arguments: {} })).records.map((r) => r.id)).toEqual([kept]);
+
+    const nothing = await mcp.callTool({ name: 'memory_forget', arguments: { agent_id: 'scratch' } });
+    expect(textOf(nothing)).toBe('Nothing to forget: no record matches agent_id="scratch". Nothing was deleted.');
+    expect(structured(nothing)).toEqual({ dry_run: true, matched: 0, deleted: 0, sample: [] });
+  });
+
+  test('memory_forget by ids shows those records that match, and a dry run with confirm: false deletes nothing', async () => {
+    const mcp = await fresh();
+    const a = await remember(mcp, { title: 'First of a pair', type: 'decision' });
+    const b = await remember(mcp, { title: 'Second of a pair', type: 'fact' });
+    const unknown = '01930000-0000-7000-8000-000000000000';
+    const dry = await mcp.callTool({ name: 'memory_forget', arguments: { ids: [a, b, unknown], type: 'decision', confirm: false } });
+    expect(structured(dry)).toEqual({ dry_run: true, matched: 1, deleted: 0, sample: [expect.objectContaining({ id: a, title: 'First of a pair' })] });
+    expect(textOf(dry)).toMatch(new RegExp(`^Dry run: 1 record matches type="decision", ids=\\["${a}","${b}","${unknown}"\\] and would be deleted\\.[^]*\\nThe record:\\n- First of a pair \\| type: decision`));
+    const done = await mcp.callTool({ name: 'memory_forget', arguments: { ids: [a, b], type: 'decision', confirm: true } });
+    expect(structured(done)).toEqual({ dry_run: false, matched: 1, deleted: 1 });
+    expect((await mcp.callTool({ name: 'memory_get', arguments: { id: b } })).isError).toBeFalsy();
+  });
+
+  test('memory_forget without a selector is the API\'s missing_field, even with confirm', async () => {
+    const mcp = await fresh();
+    for (const args of [{}, { confirm: true }]) {
+      const result = await mcp.callTool({ name: 'memory_forget', arguments: args });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^missing_field: at least one of agent_id, client, type, before, ids is required/);
+    }
+  });
+
+  test('a confirmed forget that runs as a job says so, with the job id', async () => {
+    // The local server always forgets within the request; the 202 of a large forget on AWS is played here.
+    const jobs: typeof fetch = async (input, init) => {
+      if (new URL(String(input)).pathname === '/api/v1/forget' && !String(init?.body).includes('"dry_run":true')) {
+        return new Response(JSON.stringify({ job_id: 'job-7', matched: 4200 }), { status: 202, headers: { 'Content-Type': 'application/json' } });
+      }
+      return fetch(input, init);
+    };
+    const mcp = await connect(new MemoryClient({ baseUrl: service.url, apiKey: service.tenant.api_key, fetch: jobs }), service.url);
+    const result = await mcp.callTool({ name: 'memory_forget', arguments: { client: 'bulk', confirm: true } });
+    expect(result.isError).toBeFalsy();
+    expect(structured(result)).toEqual({ dry_run: false, matched: 4200, job_id: 'job-7' });
+    expect(textOf(result)).toBe(
+      'Forgetting 4200 records matching client="bulk": they are hidden from every read from now on, and deleted in the background (job job-7).',
     );
   });
 });
