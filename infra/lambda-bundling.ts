@@ -1,8 +1,23 @@
 import type { BuildOptions } from 'esbuild';
 
-/** Every Lambda function, by its folder under functions/; each has a handler.ts and an index.ts entry. */
+/**
+ * The functions of the write, search and classification paths, by their folder under functions/; each has a
+ * handler.ts and an index.ts entry. The cold-start benchmark (bench/cold-start.ts) measures each of these.
+ */
 export const LAMBDA_FUNCTIONS = ['record', 'query', 'classify', 'authorizer', 'indexer', 'classifier'] as const;
 export type LambdaFunctionName = (typeof LAMBDA_FUNCTIONS)[number];
+
+/**
+ * The record lifecycle's functions: the reads (`GET /api/v1/record…`), the deletes and forgets, and the
+ * worker of the forget queue. Bundled and deployed like the others; the cold-start benchmark does not
+ * measure them yet (it has no warm case for them).
+ */
+export const LIFECYCLE_FUNCTIONS = ['read', 'forget', 'forget-worker'] as const;
+export type LifecycleFunctionName = (typeof LIFECYCLE_FUNCTIONS)[number];
+
+/** Every Lambda function of the service, as the stack deploys them. */
+export const SERVICE_FUNCTIONS = [...LAMBDA_FUNCTIONS, ...LIFECYCLE_FUNCTIONS] as const;
+export type ServiceFunctionName = (typeof SERVICE_FUNCTIONS)[number];
 
 /** Functions that only run at deploy time (custom resources), bundled the same way. */
 export const SETUP_FUNCTIONS = ['search-setup'] as const;

@@ -5,11 +5,11 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type { Construct } from 'constructs';
 import { useBedrockClassifier } from './bedrock-classifier.js';
 import { MemoryApi } from './constructs/api.js';
-import { MemoryData } from './constructs/data.js';
+import { FORGET_MAX_RECEIVES, MemoryData } from './constructs/data.js';
 import { FUNCTION_SIZING, MemoryFunction } from './constructs/functions.js';
 import { Observability } from './constructs/observability.js';
 import { MemorySearch, SEARCH_ACTIONS } from './constructs/search.js';
-import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from './lambda-bundling.js';
+import { SERVICE_FUNCTIONS, type ServiceFunctionName } from './lambda-bundling.js';
 import { stageConfig } from './stage.js';
 
 export interface MemoryServiceStackProps extends StackProps {
@@ -26,17 +26,21 @@ export const RECORDS_ALIAS = 'memory-records';
 /**
  * The AWS deployment of the memory service: API Gateway and its authorizer in front of the Lambda
  * handlers, DynamoDB as the system of record, its stream into the indexer (OpenSearch and the
- * classification queue), the classifier on SQS, and the alarms and dashboard. Every permission is a
- * grant of exactly what one function does.
+ * classification queue), the classifier on SQS, the forget worker on its own queue, and the alarms and
+ * dashboard. Every permission is a grant of exactly what one function does.
  */
 export class MemoryServiceStack extends Stack {
-  readonly functions: Record<LambdaFunctionName, MemoryFunction>;
+  readonly functions: Record<ServiceFunctionName, MemoryFunction>;
 
   constructor(scope: Construct, id: string, props: MemoryServiceStackProps) {
     super(scope, id, { ...props, description: `Memory service for AI agents (${props.stage})` });
     const stage = stageConfig(props.stage);
 
-    const data = new MemoryData(this, 'Data', { stage, classifierTimeout: FUNCTION_SIZING.classifier.timeout });
+    const data = new MemoryData(this, 'Data', {
+      stage,
+      classifierTimeout: FUNCTION_SIZING.classifier.timeout,
+      forgetWorkerTimeout: FUNCTION_SIZING['forget-worker'].timeout,
+    });
     const { tables } = data;
     const common = {
       MEMORY_RECORDS_TABLE: tables.records.tableName,
@@ -52,10 +56,13 @@ export class MemoryServiceStack extends Stack {
       ...common,
       OPENSEARCH_ENDPOINT: search.endpoint,
       CLASSIFICATION_QUEUE_URL: data.classificationQueue.queueUrl,
+      FORGET_QUEUE_URL: data.forgetQueue.queueUrl,
+      // The worker marks a job failed on its last delivery, so it must know the queue's maxReceiveCount.
+      FORGET_MAX_RECEIVES: String(FORGET_MAX_RECEIVES),
     };
     const fn = Object.fromEntries(
-      LAMBDA_FUNCTIONS.map((name) => [name, new MemoryFunction(this, name, { stage, environment })]),
-    ) as Record<LambdaFunctionName, MemoryFunction>;
+      SERVICE_FUNCTIONS.map((name) => [name, new MemoryFunction(this, name, { stage, environment })]),
+    ) as Record<ServiceFunctionName, MemoryFunction>;
     this.functions = fn;
 
     // Exactly the item actions each function's code performs (a transaction is authorized per item).
@@ -63,6 +70,23 @@ export class MemoryServiceStack extends Stack {
     tables.usage.grant(fn.record, 'dynamodb:UpdateItem');
     tables.idempotency.grant(fn.record, 'dynamodb:PutItem', 'dynamodb:GetItem');
     tables.usage.grant(fn.query, 'dynamodb:UpdateItem');
+    // The query function checks its hits against the table (one strongly consistent BatchGetItem) and the
+    // tenant's running forget jobs (one Query), so a record deleted while the index lags is never returned.
+    tables.records.grant(fn.query, 'dynamodb:BatchGetItem');
+    tables.tenants.grant(fn.query, 'dynamodb:Query');
+    // Reads: a record by id, a listing (16 partition queries), and the running forget jobs that hide records.
+    tables.records.grant(fn.read, 'dynamodb:GetItem', 'dynamodb:Query');
+    tables.tenants.grant(fn.read, 'dynamodb:Query');
+    // The only API function that may delete: a record by id (its old image tells whether it was there), a
+    // forget's matches (by ids, or by its selectors' partition queries); a large forget is a job item in the
+    // tenants table and a message to the worker. It reads the jobs back for the status route.
+    tables.records.grant(fn.forget, 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:BatchGetItem');
+    tables.tenants.grant(fn.forget, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query');
+    data.forgetQueue.grant(fn.forget, 'sqs:SendMessage');
+    // The worker finds a job's records by partition queries (a job never names ids: a forget of ids is at
+    // most FORGET_IDS_MAX, which runs within the request), deletes them, and counts and ends the job.
+    tables.records.grant(fn['forget-worker'], 'dynamodb:Query', 'dynamodb:DeleteItem');
+    tables.tenants.grant(fn['forget-worker'], 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     tables.tenants.grant(fn.authorizer, 'dynamodb:GetItem');
     tables.records.grant(fn.classifier, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     search.grant(fn.query.role!, SEARCH_ACTIONS.read, [`${RECORDS_ALIAS}*/_search`]);
@@ -84,6 +108,8 @@ export class MemoryServiceStack extends Stack {
     fn.classifier.addEventSource(
       new SqsEventSource(data.classificationQueue, { batchSize: 10, reportBatchItemFailures: true }),
     );
+    // One job per invocation: a job can take the worker's whole 15 minutes.
+    fn['forget-worker'].addEventSource(new SqsEventSource(data.forgetQueue, { batchSize: 1, reportBatchItemFailures: true }));
     // `-c bedrockModelId=…` has the worker (only it: `POST /v1/classify` stays in process) ask that model
     // on Bedrock, with the linear model as its fallback (docs/deploy.md).
     const bedrockModelId: unknown = this.node.tryGetContext('bedrockModelId');
@@ -100,6 +126,8 @@ export class MemoryServiceStack extends Stack {
       functions: fn,
       classificationDlq: data.classificationDlq,
       streamFailures: data.streamFailures,
+      forgetDlq: data.forgetDlq,
+      forgetWorkerLogGroup: fn['forget-worker'].logGroup,
       metricsNamespace: METRICS_NAMESPACE,
       serviceName: SERVICE_NAME,
       authorizerLogGroup: fn.authorizer.logGroup,

@@ -28,19 +28,24 @@ import type { StageConfig } from '../stage.js';
 /** What the API needs: the stage's settings and the functions it routes to. */
 export interface MemoryApiProps {
   stage: StageConfig;
-  functions: { record: IFunction; query: IFunction; classify: IFunction; authorizer: IFunction };
+  functions: { record: IFunction; query: IFunction; classify: IFunction; read: IFunction; forget: IFunction; authorizer: IFunction };
 }
 
 /** One route of the API: a path, its method and the function that answers it (the same table as local/app.ts). */
 export interface ApiRoute {
   path: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   fn: Exclude<keyof MemoryApiProps['functions'], 'authorizer'>;
 }
 
 /** Every route of the API, as decisions.md lists them. */
 export const API_ROUTES: readonly ApiRoute[] = [
   { path: '/api/v1/record', method: 'POST', fn: 'record' },
+  { path: '/api/v1/record', method: 'GET', fn: 'read' },
+  { path: '/api/v1/record/{id}', method: 'GET', fn: 'read' },
+  { path: '/api/v1/record/{id}', method: 'DELETE', fn: 'forget' },
+  { path: '/api/v1/forget', method: 'POST', fn: 'forget' },
+  { path: '/api/v1/forget/{job_id}', method: 'GET', fn: 'forget' },
   { path: '/api/v1/query', method: 'GET', fn: 'query' },
   { path: '/v1/classify', method: 'POST', fn: 'classify' },
   { path: '/api/v1/classify', method: 'POST', fn: 'classify' },
@@ -164,7 +169,7 @@ export const ACCESS_LOG_FORMAT: Readonly<Record<string, string>> = {
 };
 
 /**
- * The memory service's REST API on API Gateway: the four routes as Lambda proxy integrations behind the
+ * The memory service's REST API on API Gateway: the routes of {@link API_ROUTES} as Lambda proxy integrations behind the
  * REQUEST authorizer, per-key rate limits through usage plans, API Gateway's own errors in the service's
  * JSON shape, JSON access logs, execution logs for errors, and X-Ray tracing.
  *

@@ -9,21 +9,33 @@ export interface MemoryDataProps {
   stage: StageConfig;
   /** The classifier's timeout: the queue hides a message six times as long, as AWS advises for Lambda. */
   classifierTimeout: Duration;
+  /** The forget worker's timeout: the forget queue hides a job's message six times as long. */
+  forgetWorkerTimeout: Duration;
 }
 
 /** How often a classification message is tried before it goes to the DLQ. */
 export const CLASSIFICATION_MAX_RECEIVES = 5;
 
 /**
+ * How often a forget job's message is delivered before it goes to the forget DLQ. The forget worker reads
+ * the same number (FORGET_MAX_RECEIVES) to know its last delivery, on which it marks the job failed.
+ */
+export const FORGET_MAX_RECEIVES = 3;
+
+/**
  * The stateful part: the four tables of shared/adapters/aws/dynamodb/tables.ts (on demand, PITR,
  * encrypted with the AWS managed key, deletion protection in prod, the records stream), the classification
- * queue with its DLQ, and the queue where stream records that still fail after their retries land.
+ * queue with its DLQ, the forget queue with its DLQ, and the queue where stream records that still fail
+ * after their retries land.
  */
 export class MemoryData extends Construct {
   readonly tables: Record<TableRole, TableV2>;
   readonly classificationQueue: Queue;
   readonly classificationDlq: Queue;
   readonly streamFailures: Queue;
+  /** Large forgets, one message per job (`{"tenant_id","job_id"}`), for the forget worker. */
+  readonly forgetQueue: Queue;
+  readonly forgetDlq: Queue;
 
   constructor(scope: Construct, id: string, props: MemoryDataProps) {
     super(scope, id);
@@ -62,6 +74,16 @@ export class MemoryData extends Construct {
       retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.seconds(props.classifierTimeout.toSeconds() * 6),
       deadLetterQueue: { queue: this.classificationDlq, maxReceiveCount: CLASSIFICATION_MAX_RECEIVES },
+    });
+    // A message only names the tenant and the job, so neither queue holds record data. Six times the
+    // worker's 15 minutes is 90 minutes: a failed or cut-off run is delivered again after that, so a job that
+    // fails on every delivery is marked failed after about three hours and reaches the DLQ after about four
+    // and a half, well inside the four days a message is kept.
+    this.forgetDlq = queue('ForgetDlq');
+    this.forgetQueue = queue('ForgetQueue', {
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(props.forgetWorkerTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.forgetDlq, maxReceiveCount: FORGET_MAX_RECEIVES },
     });
   }
 }

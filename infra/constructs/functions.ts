@@ -3,14 +3,14 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { LAMBDA_ESBUILD, type LambdaFunctionName, type SetupFunctionName } from '../lambda-bundling.js';
+import { LAMBDA_ESBUILD, type ServiceFunctionName, type SetupFunctionName } from '../lambda-bundling.js';
 import type { StageConfig } from '../stage.js';
 
 /**
  * Memory and timeout of each function, chosen on purpose. Lambda gives CPU in proportion to memory, and
  * a JSON-and-one-network-call handler is done in a few ms at 512 MB on ARM, so more buys nothing.
  */
-export const FUNCTION_SIZING: Record<LambdaFunctionName | SetupFunctionName, { memoryMiB: number; timeout: Duration }> = {
+export const FUNCTION_SIZING: Record<ServiceFunctionName | SetupFunctionName, { memoryMiB: number; timeout: Duration }> = {
   // API Gateway waits at most 29 s; a handler that has not answered in 10 s will not.
   record: { memoryMiB: 512, timeout: Duration.seconds(10) },
   query: { memoryMiB: 512, timeout: Duration.seconds(10) },
@@ -21,6 +21,16 @@ export const FUNCTION_SIZING: Record<LambdaFunctionName | SetupFunctionName, { m
   // A batch of up to 100 records of up to ~90 KB each is one bulk request of several MB to build and send.
   indexer: { memoryMiB: 1024, timeout: Duration.seconds(60) },
   classifier: { memoryMiB: 1024, timeout: Duration.seconds(30) },
+  // A read is one strongly consistent GetItem, or a listing's 16 partition queries merged: like a search.
+  read: { memoryMiB: 512, timeout: Duration.seconds(10) },
+  // A forget counts every record its selectors match (pages of 500 from 16 partitions) and deletes up to
+  // 1 000 of them 16 at a time before it answers; a larger one becomes a job. Up to just under API
+  // Gateway's 29 s, so that a large count still answers rather than ending in a 504 while it runs on.
+  forget: { memoryMiB: 1024, timeout: Duration.seconds(28) },
+  // A job deletes up to millions of records, one conditional delete each, 16 at a time: Lambda's longest
+  // timeout. One that is cut off is delivered again (up to FORGET_MAX_RECEIVES times) and carries on with
+  // what is left: what it deleted is gone from its queries.
+  'forget-worker': { memoryMiB: 1024, timeout: Duration.minutes(15) },
   'search-setup': { memoryMiB: 256, timeout: Duration.minutes(2) },
 };
 
@@ -45,7 +55,7 @@ export interface MemoryFunctionProps {
 
 /** One function of the service: functions/<name>/index.ts on Node 22, ARM64, with its own log group. */
 export class MemoryFunction extends NodejsFunction {
-  constructor(scope: Construct, name: LambdaFunctionName | SetupFunctionName, props: MemoryFunctionProps) {
+  constructor(scope: Construct, name: ServiceFunctionName | SetupFunctionName, props: MemoryFunctionProps) {
     const { memoryMiB, timeout } = FUNCTION_SIZING[name];
     super(scope, name, {
       entry: `functions/${name}/index.ts`,

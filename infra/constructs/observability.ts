@@ -29,7 +29,7 @@ import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-log
 import { AUTHORIZER_FAILURE_MESSAGE } from '../../shared/http/auth-context.js';
 import { Construct } from 'constructs';
 import { TENANT_DIMENSION, USAGE_METRIC } from '../../shared/http/usage-metrics.js';
-import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../lambda-bundling.js';
+import { SERVICE_FUNCTIONS, type ServiceFunctionName } from '../lambda-bundling.js';
 import type { StageConfig } from '../stage.js';
 
 /** What the alarms and the dashboard watch. */
@@ -37,11 +37,15 @@ export interface ObservabilityProps {
   stage: StageConfig;
   /** The API; its metrics are read on `api.deploymentStage`. */
   api: RestApi;
-  functions: Record<LambdaFunctionName, IFunction>;
+  functions: Record<ServiceFunctionName, IFunction>;
   /** The classification queue's dead-letter queue. */
   classificationDlq: IQueue;
   /** The on-failure destination of the records stream's event source mapping. */
   streamFailures: IQueue;
+  /** The forget queue's dead-letter queue: forget jobs that failed on every delivery. */
+  forgetDlq: IQueue;
+  /** The forget worker's log group, where its failed runs are counted. */
+  forgetWorkerLogGroup: ILogGroup;
   /** `POWERTOOLS_METRICS_NAMESPACE` of the functions (`AgentMemory`). */
   metricsNamespace: string;
   /** `POWERTOOLS_SERVICE_NAME` of the functions (`memory`). */
@@ -52,6 +56,15 @@ export interface ObservabilityProps {
 
 /** The metric, counted from the authorizer's log, of authorizer runs that failed rather than refused a key. */
 export const AUTHORIZER_FAILURES_METRIC = 'AuthorizerFailures';
+
+/** The metric, counted from the forget worker's log, of forget job runs that failed (each delivery once). */
+export const FORGET_JOB_FAILURES_METRIC = 'ForgetJobFailures';
+
+/** What the forget worker logs, at level ERROR, when a run of a job fails (functions/forget-worker/handler.ts). */
+export const FORGET_JOB_FAILED_MESSAGE = 'forget job failed';
+
+/** A function's name as a metric id of a math expression: a lowercase letter, then letters, digits and `_`. */
+export const metricId = (name: string): string => name.replaceAll('-', '_');
 
 /** Powertools Metrics puts the service name in this dimension of every metric it emits. */
 const SERVICE_DIMENSION = 'service';
@@ -68,6 +81,8 @@ const INSIGHTS_TOP = 50;
  * What is alarmed, and what is not on purpose:
  * - Each way a record can fail to become searchable or classified: the classification DLQ, the stream's
  *   on-failure queue, and the indexer falling behind the stream (which keeps changes 24 hours only).
+ * - Each way an erasure can fail to finish: a forget job in the forget DLQ, and any failed run of the
+ *   forget worker (an error it caught and reported, a timeout or a crash).
  * - The API's 5XX rate, and Lambda throttles on any function.
  * - Not API 4XX: they are clients' mistakes.
  * - Not the authorizer's Lambda `Errors`: it throws `Unauthorized` for every unknown or revoked key (that
@@ -170,6 +185,53 @@ export class Observability extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
+    // A forget job in the DLQ is an erasure a tenant asked for that did not finish: one message is enough.
+    const forgetDlqAlarm = alarm('ForgetDlqAlarm', 'forget-dlq', {
+      alarmDescription:
+        'A forget job failed on every delivery and is in the forget DLQ: the erasure a tenant asked for is incomplete, ' +
+        'and the records it matched but did not delete are visible again once the job says failed. The message names ' +
+        "the tenant and the job; the forget worker's logs say why (\"forget job failed\"). Fix the cause, then: if the job item (tenants table, " +
+        'pk tenant#<tenant>, sk forget#<job>) still says running (the worker was cut off on its last delivery), redrive ' +
+        'the DLQ to the forget queue and the worker carries on; if it says failed, a redrive does nothing: send the same ' +
+        'forget again (the item keeps its selectors) and delete the message.',
+      metric: props.forgetDlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(1) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    // The worker reports a failed job as a batch item failure, which Lambda does not count in Errors, and logs
+    // it: that log line is counted. Errors still counts a run that timed out or crashed. Jobs are rare and
+    // each failure delays an erasure by the queue's 90-minute visibility, so any one is worth a look.
+    new MetricFilter(this, 'ForgetJobFailuresFilter', {
+      logGroup: props.forgetWorkerLogGroup,
+      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', FORGET_JOB_FAILED_MESSAGE)),
+      metricNamespace: namespace,
+      metricName: FORGET_JOB_FAILURES_METRIC,
+      metricValue: '1',
+    });
+    const fiveMinuteSum = { statistic: 'Sum', period: Duration.minutes(5) } as const;
+    const forgetWorkerErrorsAlarm = alarm('ForgetWorkerErrorsAlarm', 'forget-worker-errors', {
+      alarmDescription:
+        'A run of the forget worker failed in the last 5 minutes: a job it reported failed, or a run that timed out ' +
+        "(15 minutes) or crashed. SQS delivers the job again after 90 minutes, up to 3 times, then it goes to the forget DLQ. " +
+        "Search the forget worker's logs for \"forget job failed\" (the tenant, the job and the error), or for the " +
+        'timeout. Usually DynamoDB throttled or was unreachable, or a deploy broke the worker.',
+      metric: new MathExpression({
+        expression: 'FILL(failures, 0) + FILL(errors, 0)',
+        usingMetrics: {
+          failures: new Metric({ namespace, metricName: FORGET_JOB_FAILURES_METRIC, ...fiveMinuteSum }),
+          errors: functions['forget-worker'].metricErrors(fiveMinuteSum),
+        },
+        period: Duration.minutes(5),
+        label: 'Forget worker failures',
+      }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
     // A record is searchable within one to two seconds normally (docs/architecture.md). A failing batch that
     // is bisected and retried can hold a shard for tens of seconds, so one minute of lag alone is not news;
     // five minutes in a row above it means the indexer is stuck or cannot keep up, hours before the 24-hour
@@ -246,7 +308,7 @@ export class Observability extends Construct {
     // and the stream and the queue fall behind. Any throttle is worth knowing. FILL makes a function without
     // data count as 0 instead of dropping the sum for that period; no data at all (no traffic) is not breaching.
     const throttleMetrics = Object.fromEntries(
-      LAMBDA_FUNCTIONS.map((name) => [name, functions[name].metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) })]),
+      SERVICE_FUNCTIONS.map((name) => [metricId(name), functions[name].metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) })]),
     );
     const throttlesAlarm = alarm('LambdaThrottlesAlarm', 'lambda-throttles', {
       alarmDescription:
@@ -255,7 +317,7 @@ export class Observability extends Construct {
         'one in the account: check ConcurrentExecutions, and ask for a higher quota (Service Quotas, Lambda, Concurrent ' +
         'executions) if the load is real. Throttled API calls fail for clients; the stream and the queue retry.',
       metric: new MathExpression({
-        expression: LAMBDA_FUNCTIONS.map((name) => `FILL(${name}, 0)`).join(' + '),
+        expression: SERVICE_FUNCTIONS.map((name) => `FILL(${metricId(name)}, 0)`).join(' + '),
         usingMetrics: throttleMetrics,
         period: Duration.minutes(5),
         label: 'Throttles, all functions',
@@ -265,7 +327,15 @@ export class Observability extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    const alarms = [serverErrorRateAlarm, throttlesAlarm, iteratorAgeAlarm, classificationDlqAlarm, streamFailuresAlarm];
+    const alarms = [
+      serverErrorRateAlarm,
+      throttlesAlarm,
+      iteratorAgeAlarm,
+      classificationDlqAlarm,
+      streamFailuresAlarm,
+      forgetDlqAlarm,
+      forgetWorkerErrorsAlarm,
+    ];
 
     // --- Usage queries (finance) -----------------------------------------------------------------------
 
@@ -322,8 +392,8 @@ export class Observability extends Construct {
 
     // --- Dashboard ---------------------------------------------------------------------------------------
 
-    const perFunction = (metric: (fn: IFunction, name: LambdaFunctionName) => IMetric): IMetric[] =>
-      LAMBDA_FUNCTIONS.map((name) => metric(functions[name], name));
+    const perFunction = (metric: (fn: IFunction, name: ServiceFunctionName) => IMetric): IMetric[] =>
+      SERVICE_FUNCTIONS.map((name) => metric(functions[name], name));
     const health = [
       [new TextWidget({ markdown: `# ${prefix}: service health`, width: 24, height: 1 })],
       [new AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 3 })],
@@ -372,6 +442,7 @@ export class Observability extends Construct {
           left: [
             props.classificationDlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'Classification DLQ' }),
             props.streamFailures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'Stream failures' }),
+            props.forgetDlq.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', label: 'Forget DLQ' }),
           ],
           width: 12,
         }),
@@ -393,10 +464,11 @@ export class Observability extends Construct {
       ],
       // One widget per total, each with one SEARCH, so that each is its own small request.
       [
-        totalWidget(USAGE_METRIC.recordsWritten, 'Records written', 5),
-        totalWidget(USAGE_METRIC.bytesStored, 'Bytes stored (new records)', 5),
-        totalWidget(USAGE_METRIC.queriesServed, 'Queries served', 5),
-        totalWidget(USAGE_METRIC.recordQuotaRejections, 'Record quota rejections (507)', 5),
+        totalWidget(USAGE_METRIC.recordsWritten, 'Records written', 4),
+        totalWidget(USAGE_METRIC.bytesStored, 'Bytes stored (new records)', 4),
+        totalWidget(USAGE_METRIC.queriesServed, 'Queries served', 4),
+        totalWidget(USAGE_METRIC.recordsDeleted, 'Records deleted', 4),
+        totalWidget(USAGE_METRIC.recordQuotaRejections, 'Record quota rejections (507)', 4),
         totalWidget(USAGE_METRIC.queryQuotaRejections, 'Query quota rejections (429)', 4),
       ],
       [
@@ -415,6 +487,11 @@ export class Observability extends Construct {
       [
         trend(`Record quota rejections (507), top ${INSIGHTS_TOP} tenants`, USAGE_METRIC.recordQuotaRejections, 12),
         trend(`Query quota rejections (429), top ${INSIGHTS_TOP} tenants`, USAGE_METRIC.queryQuotaRejections, 12),
+      ],
+      // Deletes free no quota; finance sees them beside the writes (a forget job counts what it matched).
+      [
+        tenantTable('Records deleted by tenant (a forget job counts when it starts)', USAGE_METRIC.recordsDeleted),
+        trend(`Records deleted, top ${INSIGHTS_TOP} tenants`, USAGE_METRIC.recordsDeleted, 12),
       ],
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', {

@@ -23,7 +23,14 @@ function synth(stageName: 'dev' | 'prod' = 'dev') {
       runtime: lambda.Runtime.NODEJS_22_X,
       handler: 'index.handler',
     });
-  const functions: Functions = { record: stub('Record'), query: stub('Query'), classify: stub('Classify'), authorizer: stub('Authorizer') };
+  const functions: Functions = {
+    record: stub('Record'),
+    query: stub('Query'),
+    classify: stub('Classify'),
+    read: stub('Read'),
+    forget: stub('Forget'),
+    authorizer: stub('Authorizer'),
+  };
   const memoryApi = new MemoryApi(stack, 'MemoryApi', { stage: stageConfig(stageName), functions });
   const template = Template.fromStack(stack);
   const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as lambda.CfnFunction);
@@ -65,6 +72,14 @@ function methods(template: Template): Map<string, CfnJson> {
 
 const ROUTES: [string, keyof Functions][] = [
   ['POST /api/v1/record', 'record'],
+  ['GET /api/v1/record', 'read'],
+  ['HEAD /api/v1/record', 'read'],
+  ['GET /api/v1/record/{id}', 'read'],
+  ['HEAD /api/v1/record/{id}', 'read'],
+  ['DELETE /api/v1/record/{id}', 'forget'],
+  ['POST /api/v1/forget', 'forget'],
+  ['GET /api/v1/forget/{job_id}', 'forget'],
+  ['HEAD /api/v1/forget/{job_id}', 'forget'],
   ['GET /api/v1/query', 'query'],
   ['HEAD /api/v1/query', 'query'],
   ['POST /v1/classify', 'classify'],
@@ -90,13 +105,37 @@ describe('MemoryApi routes', () => {
     }
   });
 
+  test('API Gateway may invoke each route\'s function on the stage for exactly its routes, and no function for another\'s', () => {
+    const stageId = dev.stack.getLogicalId(dev.memoryApi.api.deploymentStage.node.defaultChild as CfnStage);
+    const invokable = new Map<string, string[]>();
+    for (const [, permission] of resourcesOf(dev.template, 'AWS::Lambda::Permission')) {
+      expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      const parts = permission.SourceArn['Fn::Join'][1] as unknown[];
+      // "arn:…:<api>/<stage>/<METHOD>/<path>": only the deployed stage's permissions, not the console's test stage.
+      const stageAt = parts.findIndex((part) => (part as CfnJson)?.Ref === stageId);
+      if (stageAt < 0) continue;
+      const methodAndPath = (parts[stageAt + 1] as string).slice(1);
+      const fnId = permission.FunctionName['Fn::GetAtt'][0] as string;
+      invokable.set(fnId, [...(invokable.get(fnId) ?? []), methodAndPath.replace('/', ' /')]);
+    }
+    for (const [name, fn] of Object.entries(dev.functions) as [keyof Functions, lambda.Function][]) {
+      if (name === 'authorizer') continue;
+      // API Gateway names a path parameter's segment `*` in the ARN.
+      const expected = ROUTES.filter(([, target]) => target === name).map(([route]) => route.replace(/\{[a-z_]+\}/g, '*'));
+      expect({ name, routes: (invokable.get(dev.logicalId(fn)) ?? []).sort() }).toEqual({ name, routes: expected.sort() });
+    }
+  });
+
   test('the only other methods are the 405 catch-alls, one per route path', () => {
     const paths = [...new Set(ROUTES.map(([route]) => route.split(' ')[1]!))];
     expect([...all.keys()].sort()).toEqual([...ROUTES.map(([route]) => route), ...paths.map((p) => `ANY ${p}`)].sort());
   });
 
   test.each([
-    ['/api/v1/record', 'POST'],
+    ['/api/v1/record', 'POST, GET, HEAD'],
+    ['/api/v1/record/{id}', 'GET, HEAD, DELETE'],
+    ['/api/v1/forget', 'POST'],
+    ['/api/v1/forget/{job_id}', 'GET, HEAD'],
     ['/api/v1/query', 'GET, HEAD'],
     ['/v1/classify', 'POST'],
     ['/api/v1/classify', 'POST'],
@@ -114,8 +153,8 @@ describe('MemoryApi routes', () => {
       'method.response.header.Allow': `'${allow}'`,
       'method.response.header.Content-Type': "'application/json'",
     });
-    const body = (response.ResponseTemplates['application/json'] as string).replaceAll('$context.httpMethod', 'DELETE');
-    expect(JSON.parse(body)).toEqual({ error: 'method_not_allowed', message: `DELETE is not allowed here; use ${allow}` });
+    const body = (response.ResponseTemplates['application/json'] as string).replaceAll('$context.httpMethod', 'PUT');
+    expect(JSON.parse(body)).toEqual({ error: 'method_not_allowed', message: `PUT is not allowed here; use ${allow}` });
     expect(method.MethodResponses).toEqual([
       { StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true } },
     ]);
@@ -318,8 +357,9 @@ describe('MemoryApi and cdk-nag', () => {
         (m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(m.data as object).some((k) => k.replace(/^annotation::/i, '') === rule),
       );
     const acknowledged = dev.stack.node.findAll().filter((c) => acknowledges(c, 'AwsSolutions-APIG4'));
-    expect(acknowledged.map((c) => c.node.id)).toEqual(['ANY', 'ANY', 'ANY', 'ANY']);
+    const paths = new Set(ROUTES.map(([route]) => route.split(' ')[1]!));
+    expect(acknowledged.map((c) => c.node.id)).toEqual([...paths].map(() => 'ANY'));
     for (const c of acknowledged) expect(c).toBeInstanceOf(Method);
-    expect(acknowledged.map((c) => (c as Method).httpMethod)).toEqual(['ANY', 'ANY', 'ANY', 'ANY']);
+    expect(acknowledged.map((c) => (c as Method).httpMethod)).toEqual([...paths].map(() => 'ANY'));
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { LAMBDA_ESBUILD, LAMBDA_FUNCTIONS, LOCAL_ONLY, MAX_BUNDLE_BYTES, SETUP_FUNCTIONS } from '../../infra/lambda-bundling.js';
+import { LAMBDA_ESBUILD, LOCAL_ONLY, MAX_BUNDLE_BYTES, SERVICE_FUNCTIONS, SETUP_FUNCTIONS } from '../../infra/lambda-bundling.js';
 
 /** The settings the stack gives every function (no call is made: the entries only wire their clients). */
 const LAMBDA_ENV = {
@@ -12,6 +12,8 @@ const LAMBDA_ENV = {
   AWS_SECRET_ACCESS_KEY: 'test',
   OPENSEARCH_ENDPOINT: 'https://search-memory.eu-west-1.es.amazonaws.com',
   CLASSIFICATION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/memory-classification',
+  FORGET_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/memory-forget',
+  FORGET_MAX_RECEIVES: '3',
 };
 
 describe('Lambda bundles', () => {
@@ -21,7 +23,7 @@ describe('Lambda bundles', () => {
   const sizes: Record<string, number> = {};
   afterAll(() => console.log(`Lambda bundle sizes (bytes, minified, without source maps): ${JSON.stringify(sizes)}`));
 
-  test.each([...LAMBDA_FUNCTIONS, ...SETUP_FUNCTIONS])('%s bundles without local-only code, under the size limit, and loads in a fresh Node process', async (name) => {
+  test.each([...SERVICE_FUNCTIONS, ...SETUP_FUNCTIONS])('%s bundles without local-only code, under the size limit, and loads in a fresh Node process', async (name) => {
     const outfile = join(dir, name, 'index.mjs');
     const result = await build({ ...LAMBDA_ESBUILD, entryPoints: [`functions/${name}/index.ts`], outfile, metafile: true });
     const inputs = Object.keys(result.metafile.inputs);
@@ -48,6 +50,19 @@ describe('Lambda bundles', () => {
         stdio: 'pipe',
       }),
     ).toThrow(/OPENSEARCH_ENDPOINT is required/);
+  });
+
+  test('the forget entry needs its queue: without FORGET_QUEUE_URL it fails at cold start and names it', async () => {
+    const outfile = join(dir, 'forget-missing', 'index.mjs');
+    await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/forget/index.ts'], outfile });
+    const { FORGET_QUEUE_URL: _omitted, ...env } = LAMBDA_ENV;
+    expect(() =>
+      execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
+        env: { PATH: process.env.PATH, ...env },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      }),
+    ).toThrow(/FORGET_QUEUE_URL is required/);
   });
 
   test('the classifier entry loads with the Bedrock settings the stack sets, and refuses half of them at cold start', async () => {

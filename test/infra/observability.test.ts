@@ -5,20 +5,24 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { Observability } from '../../infra/constructs/observability.js';
-import { LAMBDA_FUNCTIONS, type LambdaFunctionName } from '../../infra/lambda-bundling.js';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSEvent } from 'aws-lambda';
+import { createForgetWorker } from '../../functions/forget-worker/handler.js';
+import { FORGET_JOB_FAILED_MESSAGE, metricId, Observability } from '../../infra/constructs/observability.js';
+import { SERVICE_FUNCTIONS, type ServiceFunctionName } from '../../infra/lambda-bundling.js';
 import { stageConfig } from '../../infra/stage.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { USAGE_METRIC } from '../../shared/http/usage-metrics.js';
 import { testApp } from '../support/cdk-app.js';
 
 type CfnJson = Record<string, any>;
 
-/** A stack with stub functions (inline code, nothing bundled), a one-method API, two queues and the construct. */
+/** A stack with stub functions (inline code, nothing bundled), a one-method API, three queues and the construct. */
 function synth(stageName: 'dev' | 'prod' = 'dev') {
   const app = testApp();
   const stack = new Stack(app, 'ObservabilityTest', { env: { account: '123456789012', region: 'eu-west-1' } });
   const functions = Object.fromEntries(
-    LAMBDA_FUNCTIONS.map((name) => [
+    SERVICE_FUNCTIONS.map((name) => [
       name,
       new lambda.Function(stack, `Fn-${name}`, {
         code: lambda.Code.fromInline('exports.handler = async () => ({})'),
@@ -26,17 +30,21 @@ function synth(stageName: 'dev' | 'prod' = 'dev') {
         handler: 'index.handler',
       }),
     ]),
-  ) as Record<LambdaFunctionName, lambda.Function>;
+  ) as Record<ServiceFunctionName, lambda.Function>;
   const api = new RestApi(stack, 'Api', { restApiName: `memory-service-${stageName}`, deployOptions: { stageName } });
   api.root.addMethod('GET', new MockIntegration());
   const classificationDlq = new Queue(stack, 'ClassificationDlq');
   const streamFailures = new Queue(stack, 'StreamFailures');
+  const forgetDlq = new Queue(stack, 'ForgetDlq');
+  const forgetWorkerLogGroup = new LogGroup(stack, 'ForgetWorkerLogs');
   const observability = new Observability(stack, 'Observability', {
     stage: stageConfig(stageName),
     api,
     functions,
     classificationDlq,
     streamFailures,
+    forgetDlq,
+    forgetWorkerLogGroup,
     metricsNamespace: 'AgentMemory',
     serviceName: 'memory',
     authorizerLogGroup: new LogGroup(stack, 'AuthorizerLogs'),
@@ -44,7 +52,7 @@ function synth(stageName: 'dev' | 'prod' = 'dev') {
   const template = Template.fromStack(stack);
   const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: stack.getLogicalId(construct.node.defaultChild as lambda.CfnFunction) });
   const queueName = (queue: Queue) => ({ 'Fn::GetAtt': [stack.getLogicalId(queue.node.defaultChild as lambda.CfnFunction), 'QueueName'] });
-  return { app, stack, template, observability, functions, api, classificationDlq, streamFailures, ref, queueName };
+  return { app, stack, template, observability, functions, api, classificationDlq, streamFailures, forgetDlq, forgetWorkerLogGroup, ref, queueName };
 }
 
 const dev = synth('dev');
@@ -122,9 +130,18 @@ describe('Observability: the alarm topic', () => {
 describe('Observability: alarms', () => {
   const alarms = alarmsByName(dev.template);
 
-  test('there are exactly the five alarms, each notifying the topic on ALARM and on OK, with a description', () => {
+  test('there are exactly the eight alarms, each notifying the topic on ALARM and on OK, with a description', () => {
     expect([...alarms.keys()].sort()).toEqual(
-      ['memory-dev-api-5xx-rate', 'memory-dev-authorizer-failures', 'memory-dev-classification-dlq', 'memory-dev-indexer-iterator-age', 'memory-dev-lambda-throttles', 'memory-dev-stream-failures'].sort(),
+      [
+        'memory-dev-api-5xx-rate',
+        'memory-dev-authorizer-failures',
+        'memory-dev-classification-dlq',
+        'memory-dev-forget-dlq',
+        'memory-dev-forget-worker-errors',
+        'memory-dev-indexer-iterator-age',
+        'memory-dev-lambda-throttles',
+        'memory-dev-stream-failures',
+      ].sort(),
     );
     for (const alarm of alarms.values()) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
@@ -139,6 +156,7 @@ describe('Observability: alarms', () => {
   const queueAlarms: [string, () => CfnJson][] = [
     ['memory-dev-classification-dlq', () => dev.queueName(dev.classificationDlq)],
     ['memory-dev-stream-failures', () => dev.queueName(dev.streamFailures)],
+    ['memory-dev-forget-dlq', () => dev.queueName(dev.forgetDlq)],
   ];
   test.each(queueAlarms)('%s: any visible message in the queue, over one minute', (name, queue) => {
     expect(alarms.get(name)).toMatchObject({
@@ -156,6 +174,55 @@ describe('Observability: alarms', () => {
 
   test('the stream failures alarm says the stream keeps records 24 hours', () => {
     expect(alarms.get('memory-dev-stream-failures')!.AlarmDescription).toMatch(/24 hours/);
+  });
+
+  test('the forget DLQ alarm says what to do with a job still running and with a failed one', () => {
+    const description = alarms.get('memory-dev-forget-dlq')!.AlarmDescription as string;
+    expect(description).toMatch(/forget#<job>/);
+    expect(description).toMatch(/running .*redrive/);
+    expect(description).toMatch(/failed, a redrive does nothing/);
+  });
+
+  test('memory-dev-forget-worker-errors: the failed runs the worker logs plus its Lambda errors (timeouts, crashes), over 5 minutes above 0', () => {
+    const alarm = alarms.get('memory-dev-forget-worker-errors')!;
+    expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching' });
+    const queries = alarm.Metrics as CfnJson[];
+    expect(queries.filter((q) => q.ReturnData !== false)).toEqual([expect.objectContaining({ Expression: 'FILL(failures, 0) + FILL(errors, 0)' })]);
+    const stat = (id: string) => queries.find((q) => q.Id === id)!.MetricStat;
+    expect(stat('failures')).toEqual({ Metric: { Namespace: 'AgentMemory', MetricName: 'ForgetJobFailures' }, Period: 300, Stat: 'Sum' });
+    expect(stat('errors')).toEqual({
+      Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: dev.ref(dev.functions['forget-worker']) }] },
+      Period: 300,
+      Stat: 'Sum',
+    });
+    dev.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: dev.ref(dev.forgetWorkerLogGroup),
+      FilterPattern: '{ ($.level = "ERROR") && ($.message = "forget job failed") }',
+      MetricTransformations: [{ MetricNamespace: 'AgentMemory', MetricName: 'ForgetJobFailures', MetricValue: '1' }],
+    });
+  });
+
+  test('the forget worker logs, at error level, the message the ForgetJobFailures filter counts', async () => {
+    const errors: unknown[][] = [];
+    const logger = new Logger({ logLevel: 'SILENT' });
+    logger.error = ((...args: unknown[]) => void errors.push(args)) as typeof logger.error;
+    const failed: string[] = [];
+    const worker = createForgetWorker({
+      records: {
+        runForgetJob: async () => Promise.reject(new Error('DynamoDB unreachable')),
+        failForgetJob: async (_tenant: string, jobId: string) => void failed.push(jobId),
+      },
+      logger,
+      maxReceives: 3,
+    });
+    const event = {
+      Records: [{ messageId: 'm-1', body: JSON.stringify({ tenant_id: 't-1', job_id: 'j-1' }), attributes: { ApproximateReceiveCount: '3' } }],
+    } as unknown as SQSEvent;
+    const result = await worker(event, lambdaContext('forget-worker'));
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    expect(errors.map((e) => e[0])).toEqual([FORGET_JOB_FAILED_MESSAGE]);
+    // Its last delivery: the job is marked failed before the message goes to the DLQ.
+    expect(failed).toEqual(['j-1']);
   });
 
   test('memory-dev-indexer-iterator-age: the indexer\'s IteratorAge maximum above 60 s for 5 minutes in a row', () => {
@@ -225,10 +292,12 @@ describe('Observability: alarms', () => {
     const queries = alarm.Metrics as CfnJson[];
     const returned = queries.filter((q) => q.ReturnData === true);
     expect(returned).toHaveLength(1);
-    expect(returned[0]!.Expression).toBe(LAMBDA_FUNCTIONS.map((name) => `FILL(${name}, 0)`).join(' + '));
-    for (const name of LAMBDA_FUNCTIONS) {
+    // A metric id is a lowercase letter then letters, digits and underscores: forget-worker is forget_worker.
+    expect(returned[0]!.Expression).toBe(SERVICE_FUNCTIONS.map((name) => `FILL(${metricId(name)}, 0)`).join(' + '));
+    for (const query of queries) expect(query.Id).toMatch(/^[a-z][A-Za-z0-9_]*$/);
+    for (const name of SERVICE_FUNCTIONS) {
       expect(queries).toContainEqual({
-        Id: name,
+        Id: metricId(name),
         ReturnData: false,
         MetricStat: {
           Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: [{ Name: 'FunctionName', Value: dev.ref(dev.functions[name]) }] },
@@ -239,13 +308,15 @@ describe('Observability: alarms', () => {
     }
   });
 
-  test('neither API 4XX nor the authorizer\'s Errors (every refused key is one) are alarmed', () => {
+  test('neither API 4XX nor the authorizer\'s Errors (every refused key is one) are alarmed; the forget worker\'s are', () => {
     const watched = [...alarms.values()].flatMap((a) => [
-      a.MetricName as string | undefined,
-      ...((a.Metrics ?? []) as CfnJson[]).map((q) => q.MetricStat?.Metric?.MetricName as string | undefined),
+      { MetricName: a.MetricName as string | undefined, Dimensions: a.Dimensions as unknown },
+      ...((a.Metrics ?? []) as CfnJson[]).map((q) => ({ MetricName: q.MetricStat?.Metric?.MetricName as string | undefined, Dimensions: q.MetricStat?.Metric?.Dimensions as unknown })),
     ]);
-    expect(watched).not.toContain('4XXError');
-    expect(watched).not.toContain('Errors');
+    expect(watched.map((m) => m.MetricName)).not.toContain('4XXError');
+    expect(watched.filter((m) => m.MetricName === 'Errors').map((m) => m.Dimensions)).toEqual([
+      [{ Name: 'FunctionName', Value: dev.ref(dev.functions['forget-worker']) }],
+    ]);
   });
 
   test('a prod stack names its alarms and dashboard memory-prod-…', () => {
@@ -283,18 +354,21 @@ describe('Observability: the dashboard', () => {
       ['Lambda throttles', 'Throttles'],
     ] as const) {
       const metrics = byTitle(title).properties.metrics as unknown[][];
-      expect(metrics.map((m) => m[1])).toEqual(LAMBDA_FUNCTIONS.map(() => metricName));
-      expect(metrics.map((m) => (m.at(-1) as CfnJson).label)).toEqual([...LAMBDA_FUNCTIONS]);
+      expect(metrics.map((m) => m[1])).toEqual(SERVICE_FUNCTIONS.map(() => metricName));
+      expect(metrics.map((m) => (m.at(-1) as CfnJson).label)).toEqual([...SERVICE_FUNCTIONS]);
     }
-    expect(JSON.stringify(byTitle('Messages waiting in the failure queues').properties.metrics).match(/ApproximateNumberOfMessagesVisible/g)).toHaveLength(2);
+    const failureQueues = byTitle('Messages waiting in the failure queues').properties.metrics as unknown[][];
+    expect(failureQueues.map((m) => m[1])).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible']);
+    expect(failureQueues.map((m) => (m.at(-1) as CfnJson).label)).toEqual(['Classification DLQ', 'Stream failures', 'Forget DLQ']);
     expect(byTitle('Indexer iterator age (ms, alarm above 60 s)').properties.annotations.alarms).toHaveLength(1);
-    expect(byTitle('Alarms').properties.alarms).toHaveLength(5);
+    expect(byTitle('Alarms').properties.alarms).toHaveLength(7);
   });
 
   test.each([
     ['Records written by tenant', USAGE_METRIC.recordsWritten],
     ['Queries served by tenant', USAGE_METRIC.queriesServed],
     ['Bytes stored by tenant (bytes of the records written in the range)', USAGE_METRIC.bytesStored],
+    ['Records deleted by tenant (a forget job counts when it starts)', USAGE_METRIC.recordsDeleted],
   ])('"%s" is a table of every tenant\'s sum of %s over the time range', (title, metricName) => {
     const { properties } = byTitle(title);
     expect(properties.view).toBe('table');
@@ -316,10 +390,17 @@ describe('Observability: the dashboard', () => {
 
   test('each usage metric has a total over the whole time range, all tenants summed', () => {
     const totals = widgets.filter((w) => w.properties?.view === 'singleValue');
-    expect(totals).toHaveLength(5);
+    expect(totals).toHaveLength(6);
     for (const widget of totals) expect(widget.properties).toMatchObject({ setPeriodToTimeRange: true, singleValueFullPrecision: true });
     expect(totals.flatMap(expressionsOf).map((e) => e.expression)).toEqual(
-      [USAGE_METRIC.recordsWritten, USAGE_METRIC.bytesStored, USAGE_METRIC.queriesServed, USAGE_METRIC.recordQuotaRejections, USAGE_METRIC.queryQuotaRejections].map(
+      [
+        USAGE_METRIC.recordsWritten,
+        USAGE_METRIC.bytesStored,
+        USAGE_METRIC.queriesServed,
+        USAGE_METRIC.recordsDeleted,
+        USAGE_METRIC.recordQuotaRejections,
+        USAGE_METRIC.queryQuotaRejections,
+      ].map(
         (name) => `SUM(${searchFor(name)})`,
       ),
     );
@@ -328,7 +409,14 @@ describe('Observability: the dashboard', () => {
   test('each usage metric has a Metrics Insights trend of the top 50 tenants, grouped by tenant', () => {
     const trends = widgets.flatMap(expressionsOf).filter((e) => (e.expression as string).startsWith('SELECT'));
     expect(trends.map((e) => e.expression)).toEqual(
-      [USAGE_METRIC.recordsWritten, USAGE_METRIC.queriesServed, USAGE_METRIC.bytesStored, USAGE_METRIC.recordQuotaRejections, USAGE_METRIC.queryQuotaRejections].map(insightsFor),
+      [
+        USAGE_METRIC.recordsWritten,
+        USAGE_METRIC.queriesServed,
+        USAGE_METRIC.bytesStored,
+        USAGE_METRIC.recordQuotaRejections,
+        USAGE_METRIC.queryQuotaRejections,
+        USAGE_METRIC.recordsDeleted,
+      ].map(insightsFor),
     );
     // No label: each series keeps its own, the tenant id of its group.
     for (const trend of trends) expect(trend.label).toBeUndefined();
@@ -364,7 +452,7 @@ describe('Observability: construction', () => {
     const fn = new lambda.Function(stack, 'Fn', { code: lambda.Code.fromInline('x'), runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler' });
     const api = new RestApi(stack, 'Api');
     api.root.addMethod('GET', new MockIntegration());
-    const functions = Object.fromEntries(LAMBDA_FUNCTIONS.map((name) => [name, fn])) as Record<LambdaFunctionName, lambda.Function>;
+    const functions = Object.fromEntries(SERVICE_FUNCTIONS.map((name) => [name, fn])) as Record<ServiceFunctionName, lambda.Function>;
     const queue = new Queue(stack, 'Q');
     expect(
       () =>
@@ -374,6 +462,8 @@ describe('Observability: construction', () => {
           functions,
           classificationDlq: queue,
           streamFailures: queue,
+          forgetDlq: queue,
+          forgetWorkerLogGroup: new LogGroup(stack, 'ForgetWorkerLogs'),
           metricsNamespace: "Agent'Memory",
           serviceName: 'memory',
           authorizerLogGroup: new LogGroup(stack, 'AuthorizerLogs'),

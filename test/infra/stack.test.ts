@@ -2,9 +2,12 @@ import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { parseBedrockModelId } from '../../infra/bedrock-classifier.js';
-import { LAMBDA_FUNCTIONS } from '../../infra/lambda-bundling.js';
+import { FORGET_MAX_RECEIVES } from '../../infra/constructs/data.js';
+import { SERVICE_FUNCTIONS } from '../../infra/lambda-bundling.js';
 import { MemoryServiceStack } from '../../infra/memory-service-stack.js';
 import { loadAwsConfig } from '../../shared/adapters/aws/config.js';
+import { FORGET_SYNC_MAX } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
+import { FORGET_IDS_MAX } from '../../shared/domain/schemas.js';
 import { testApp } from '../support/cdk-app.js';
 
 /**
@@ -20,11 +23,42 @@ function synth(stage: 'dev' | 'prod', context: Record<string, string> = {}): { t
   return { template: Template.fromStack(stack), stack };
 }
 
-/** The properties of the one service function whose logical id starts with `name` (e.g. `classifier`, not `classify`). */
-function functionProps(template: Template, name: string): Record<string, any> {
-  const found = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => new RegExp(`^${name}[0-9A-F]{8}$`).test(id));
+/** The logical id prefix of a function: its name without the dashes the CDK drops (`forget-worker` is `forgetworker`). */
+const idOf = (name: string) => name.replaceAll('-', '');
+
+/** The logical id of the one resource of a type whose id is `prefix` and the CDK's 8-digit hash (`classifier`, not `classify`). */
+function logicalIdOf(template: Template, type: string, prefix: string): string {
+  const found = Object.keys(template.findResources(type)).filter((id) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
   expect(found).toHaveLength(1);
-  return found[0]![1].Properties;
+  return found[0]!;
+}
+
+/** The properties of the one service function of this name. */
+function functionProps(template: Template, name: string): Record<string, any> {
+  return template.findResources('AWS::Lambda::Function')[logicalIdOf(template, 'AWS::Lambda::Function', idOf(name))]!.Properties;
+}
+
+/**
+ * The statements of a function's own policy other than X-Ray's, each as its actions and what they are on:
+ * `table:records`, `queue:ForgetQueue`, `domain:…` (the resource's logical id without `Data`/`Search` and its hash).
+ */
+function grantsOf(template: Template, name: string): { on: string; actions: string[] }[] {
+  const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => new RegExp(`^${idOf(name)}ServiceRoleDefaultPolicy[0-9A-F]{8}$`).test(id));
+  expect(policies).toHaveLength(1);
+  const statements = (policies[0]![1] as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown; Effect: string }[] } } }).Properties.PolicyDocument.Statement;
+  const named = (resource: unknown): string => {
+    const text = JSON.stringify(resource);
+    const [, kind, id] = /"(Data|Search)([A-Za-z]+?)[0-9A-F]{8}"/.exec(text) ?? [];
+    if (!kind) return text;
+    return kind === 'Search' ? `domain:${text.match(/"\/[^"]*"/g)?.join('') ?? ''}` : /Queue|Dlq|Failures/.test(id!) ? `queue:${id}` : `table:${id}`;
+  };
+  return statements
+    .filter((st) => !([] as string[]).concat(st.Action).every((a) => a.startsWith('xray:')))
+    .map((st) => {
+      expect(st.Effect).toBe('Allow');
+      return { on: ([] as unknown[]).concat(st.Resource).map(named).join(' '), actions: ([] as string[]).concat(st.Action).sort() };
+    })
+    .sort((a, b) => a.on.localeCompare(b.on));
 }
 
 /** An ARN as the template writes it (`Fn::Join` of strings and `Ref`s), as one string with `<Ref>` for each reference. */
@@ -67,9 +101,9 @@ describe('the stack (dev)', () => {
 
   test('every function runs on Node 22, ARM64, with X-Ray and the Powertools settings', () => {
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } });
-    // The six service functions and the search-setup custom resource; the provider framework's own is
+    // The nine service functions and the search-setup custom resource; the provider framework's own is
     // checked separately below.
-    expect(Object.keys(functions).length).toBeGreaterThanOrEqual(LAMBDA_FUNCTIONS.length + 1);
+    expect(Object.keys(functions).length).toBeGreaterThanOrEqual(SERVICE_FUNCTIONS.length + 1);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
@@ -79,14 +113,87 @@ describe('the stack (dev)', () => {
         NODE_OPTIONS: '--enable-source-maps',
       });
     }
-    for (const name of LAMBDA_FUNCTIONS) {
-      template.hasResourceProperties('AWS::Lambda::Function', {
+    for (const name of SERVICE_FUNCTIONS) {
+      expect({ name, ...functionProps(template, name) }).toMatchObject({
+        name,
         Runtime: 'nodejs22.x',
         Handler: 'index.handler',
-        Environment: { Variables: Match.objectLike({ OPENSEARCH_INDEX: 'memory-records' }) },
+        Environment: { Variables: expect.objectContaining({ OPENSEARCH_INDEX: 'memory-records', MEMORY_RECORDS_TABLE: expect.anything(), MEMORY_TENANTS_TABLE: expect.anything() }) },
       });
-      expect(name).toBeTruthy();
     }
+  });
+
+  test('the lifecycle functions: read and API-deleting functions answer within API Gateway\'s 29 s, the worker has Lambda\'s 15 minutes', () => {
+    expect(functionProps(template, 'read')).toMatchObject({ MemorySize: 512, Timeout: 10 });
+    expect(functionProps(template, 'forget')).toMatchObject({ MemorySize: 1024, Timeout: 28 });
+    expect(functionProps(template, 'forget-worker')).toMatchObject({ MemorySize: 1024, Timeout: 900 });
+    for (const name of ['read', 'forget', 'forget-worker']) {
+      // Each has its own log group, with the stage's retention, like the others.
+      expect(functionProps(template, name).LoggingConfig).toEqual({ LogGroup: { Ref: logicalIdOf(template, 'AWS::Logs::LogGroup', `${idOf(name)}logs`) } });
+    }
+  });
+
+  test('the forget function sends jobs to the forget queue; the worker knows the queue\'s maxReceiveCount', () => {
+    const queueId = logicalIdOf(template, 'AWS::SQS::Queue', 'DataForgetQueue');
+    expect(functionProps(template, 'forget').Environment.Variables.FORGET_QUEUE_URL).toEqual({ Ref: queueId });
+    const maxReceiveCount = template.findResources('AWS::SQS::Queue')[queueId]!.Properties.RedrivePolicy.maxReceiveCount;
+    expect(maxReceiveCount).toBe(FORGET_MAX_RECEIVES);
+    expect(FORGET_MAX_RECEIVES).toBe(3);
+    const variables = functionProps(template, 'forget-worker').Environment.Variables;
+    expect(loadAwsConfig({ FORGET_MAX_RECEIVES: variables.FORGET_MAX_RECEIVES }).forget.maxReceives).toBe(maxReceiveCount);
+  });
+
+  test('the forget queue: SQS-managed encryption, TLS only, a DLQ after 3 deliveries, and a visibility six times the worker\'s timeout', () => {
+    const queueId = logicalIdOf(template, 'AWS::SQS::Queue', 'DataForgetQueue');
+    const dlqId = logicalIdOf(template, 'AWS::SQS::Queue', 'DataForgetDlq');
+    const queues = template.findResources('AWS::SQS::Queue');
+    expect(queues[queueId]!.Properties).toEqual({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 4 * 24 * 3600,
+      VisibilityTimeout: 6 * functionProps(template, 'forget-worker').Timeout,
+      RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+    });
+    expect(queues[dlqId]!.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    // Encrypted like the classification queue and its DLQ.
+    const classification = queues[logicalIdOf(template, 'AWS::SQS::Queue', 'DataClassificationQueue')]!.Properties;
+    expect(classification.SqsManagedSseEnabled).toBe(true);
+    for (const id of [queueId, dlqId]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
+      });
+    }
+  });
+
+  test('the forget worker takes one job per invocation from the forget queue and reports a failed one alone', () => {
+    const workerRef = { Ref: logicalIdOf(template, 'AWS::Lambda::Function', 'forgetworker') };
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+      (m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify(workerRef),
+    );
+    expect(mappings.map((m) => m.Properties)).toEqual([
+      {
+        FunctionName: workerRef,
+        EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(template, 'AWS::SQS::Queue', 'DataForgetQueue'), 'Arn'] },
+        BatchSize: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      },
+    ]);
+  });
+
+  test('the forget alarms watch this stack\'s forget DLQ and forget worker', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const dlq = alarms.find((a) => a.AlarmName === 'memory-dev-forget-dlq')!;
+    expect(dlq.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(template, 'AWS::SQS::Queue', 'DataForgetDlq'), 'QueueName'] } }]);
+    const errors = alarms.find((a) => a.AlarmName === 'memory-dev-forget-worker-errors')!;
+    expect(JSON.stringify(errors.Metrics)).toContain(JSON.stringify({ Ref: logicalIdOf(template, 'AWS::Lambda::Function', 'forgetworker') }));
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: logicalIdOf(template, 'AWS::Logs::LogGroup', 'forgetworkerlogs') },
+      MetricTransformations: [Match.objectLike({ MetricName: 'ForgetJobFailures' })],
+    });
+    // Both notify the alarm topic, as every alarm does.
+    for (const alarm of [dlq, errors]) expect(alarm.AlarmActions).toEqual([{ Ref: logicalIdOf(template, 'AWS::SNS::Topic', 'ObservabilityAlarmTopic') }]);
   });
 
   test('the records table streams both images; every table has PITR, encryption and on-demand billing', () => {
@@ -164,7 +271,7 @@ describe('the stack (dev)', () => {
         .sort();
     const unique = (xs: string[]) => [...new Set(xs)];
     expect(unique(dataActions('record'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(unique(dataActions('query'))).toEqual(['dynamodb:UpdateItem', 'es:ESHttpGet', 'es:ESHttpPost']);
+    expect(unique(dataActions('query'))).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'es:ESHttpGet', 'es:ESHttpPost']);
     expect(unique(dataActions('authorizer'))).toEqual(['dynamodb:GetItem']);
     expect(unique(dataActions('classify'))).toEqual([]);
     expect(unique(dataActions('indexer'))).toEqual(
@@ -172,6 +279,49 @@ describe('the stack (dev)', () => {
     );
     expect(dataActions('indexer').filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
     expect(unique(dataActions('classifier')).filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  });
+
+  test('read: GetItem and Query on the records table, Query on the tenants table (forget jobs), nothing else', () => {
+    expect(grantsOf(template, 'read')).toEqual([
+      { on: 'table:records', actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
+      { on: 'table:tenants', actions: ['dynamodb:Query'] },
+    ]);
+  });
+
+  test('forget: DeleteItem, Query and BatchGetItem on records; PutItem, GetItem and Query on tenants; SendMessage on the forget queue', () => {
+    expect(grantsOf(template, 'forget')).toEqual([
+      { on: 'queue:ForgetQueue', actions: ['sqs:SendMessage'] },
+      { on: 'table:records', actions: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] },
+      { on: 'table:tenants', actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'] },
+    ]);
+  });
+
+  test('forget-worker: Query and DeleteItem on records; GetItem and UpdateItem on tenants; its queue\'s event source mapping actions', () => {
+    expect(grantsOf(template, 'forget-worker')).toEqual([
+      {
+        on: 'queue:ForgetQueue',
+        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+      },
+      { on: 'table:records', actions: ['dynamodb:DeleteItem', 'dynamodb:Query'] },
+      { on: 'table:tenants', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    ]);
+    // Why no BatchGetItem: a forget that names ids names at most FORGET_IDS_MAX, and so many run within the
+    // request; only a forget by selectors becomes a job, and the worker queries for its records.
+    expect(FORGET_IDS_MAX).toBeLessThanOrEqual(FORGET_SYNC_MAX);
+  });
+
+  test('query: its search hits checked against records (BatchGetItem) and the tenant\'s forget jobs (Query), besides its counter and search', () => {
+    expect(grantsOf(template, 'query')).toEqual([
+      { on: expect.stringMatching(/^domain:"\/memory-records\*\/_search"$/), actions: ['es:ESHttpGet', 'es:ESHttpPost'] },
+      { on: 'table:records', actions: ['dynamodb:BatchGetItem'] },
+      { on: 'table:tenants', actions: ['dynamodb:Query'] },
+      { on: 'table:usage', actions: ['dynamodb:UpdateItem'] },
+    ]);
+  });
+
+  test('only the forget functions may delete records', () => {
+    const deleters = SERVICE_FUNCTIONS.filter((name) => grantsOf(template, name).some((g) => g.on === 'table:records' && g.actions.includes('dynamodb:DeleteItem')));
+    expect(deleters).toEqual(['forget', 'forget-worker']);
   });
 
   test('outputs: the API URL, the table names, and the admin CLI settings', () => {
@@ -227,7 +377,7 @@ describe('the Bedrock classifier (-c bedrockModelId)', () => {
     const worker = functionProps(template, 'classifier');
     const variables = worker.Environment.Variables;
     expect(variables).toMatchObject({ MEMORY_CLASSIFIER: 'bedrock', BEDROCK_MODEL_ID: HAIKU, BEDROCK_TIMEOUT_MS: '3000' });
-    for (const name of ['classify', 'record', 'query', 'authorizer', 'indexer']) {
+    for (const name of SERVICE_FUNCTIONS.filter((n) => n !== 'classifier')) {
       for (const setting of BEDROCK_SETTINGS) expect(functionProps(template, name).Environment.Variables).not.toHaveProperty(setting);
     }
     // The worker's own configuration accepts what the stack sets.
