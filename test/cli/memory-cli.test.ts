@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ROOT } from '../support/child-server.js';
+import { startTestService, type TestService } from '../support/local-service.js';
 import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
 
 /**
@@ -124,7 +125,7 @@ describe('the memory CLI', () => {
     const [missing, unknownOption, unknownCommand, badLimit, badMetadata, noKey, help] = await Promise.all([
       memory(['remember', '--agent', 'a', '--type', 'fact', '--body', 'b']),
       memory(['recall', '--colour', 'red']),
-      memory(['forget', 'everything']),
+      memory(['teleport', 'everything']),
       memory(['recall', '--limit', 'ten']),
       memory(['remember', '--agent', 'a', '--type', 'fact', '--title', 't', '--body', 'b', '--metadata', '{oops']),
       memory(['recall'], '', { MEMORY_API_KEY: '' }),
@@ -132,7 +133,7 @@ describe('the memory CLI', () => {
     ]);
     expect(missing).toMatchObject({ code: 2, stdout: '', error: { error: 'usage', message: 'remember needs --title' } });
     expect(unknownOption).toMatchObject({ code: 2, error: { error: 'usage', message: expect.stringContaining("'--colour'") } });
-    expect(unknownCommand).toMatchObject({ code: 2, error: { error: 'usage', message: expect.stringContaining('unknown command: forget') } });
+    expect(unknownCommand).toMatchObject({ code: 2, error: { error: 'usage', message: expect.stringContaining('unknown command: teleport') } });
     expect(badLimit).toMatchObject({ code: 2, error: { error: 'usage', message: '--limit must be an integer from 1 to 100' } });
     expect(badMetadata).toMatchObject({ code: 2, error: { error: 'usage', message: expect.stringContaining('--metadata must be JSON') } });
     expect(noKey).toMatchObject({ code: 1, stdout: '', error: { error: 'config', message: expect.stringContaining('MEMORY_API_KEY is not set') } });
@@ -146,5 +147,140 @@ describe('the memory CLI', () => {
     const result = await run('npm', ['run', '--silent', 'memory', '--', 'recall', 'pelican', '--limit', '1'], env);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.json).toEqual([expect.objectContaining({ title: expect.stringContaining('Pelican') })]);
+  });
+});
+
+describe('the memory CLI: get, list, delete, forget and export', () => {
+  // The service in process, with roomy limits: the export stores a few hundred records at once, more than
+  // the first key of \`npm start\` may write a second.
+  let service: TestService;
+  let cli: typeof memory;
+  beforeAll(async () => {
+    service = await startTestService();
+    const settings = { MEMORY_API_URL: service.url, MEMORY_API_KEY: service.tenant.api_key };
+    cli = (args, input = '', overrides = {}) => memory(args, input, { ...settings, ...overrides });
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  const UNKNOWN_ID = '01930000-0000-7000-8000-000000000000';
+  /** Stores records straight through the API: quicker than a CLI process each. */
+  const store = async (records: Record<string, unknown>[]) => {
+    const client = service.client(service.tenant.api_key);
+    const ids: string[] = [];
+    for (const record of records) {
+      const response = await client.remember({ type: 'fact', body: 'Stored for the CLI test.', ...record });
+      if (response.status !== 201) throw new Error(`store: ${response.status} ${JSON.stringify(response.body)}`);
+      ids.push(response.body.id);
+    }
+    return ids;
+  };
+
+  test('get prints the record; an unknown id is not_found, exit code 1', async () => {
+    const [id] = await store([{ agent_id: 'cli-get', title: 'A record to read back', client: 'acme', metadata: { n: 1 } }]);
+    const [result, unknown] = await Promise.all([cli(['get', id!]), cli(['get', UNKNOWN_ID])]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.json).toEqual({
+      id, agent_id: 'cli-get', type: 'fact', title: 'A record to read back', body: 'Stored for the CLI test.', client: 'acme',
+      metadata: { n: 1 }, created_at: expect.any(String), classification: result.json.classification,
+    });
+    expect(unknown).toMatchObject({ code: 1, stdout: '', error: { error: 'not_found' } });
+  });
+
+  test('list prints one page as the API answers it, and --cursor the next; other filters with it are invalid_cursor', async () => {
+    const ids = await store([1, 2, 3].map((i) => ({ agent_id: 'cli-list', title: `Listed from the shell ${i}`, type: i === 2 ? 'decision' : 'fact' })));
+    const first = await cli(['list', '--agent', 'cli-list', '--limit', '2']);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.json.records.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(first.json.next_cursor).toEqual(expect.any(String));
+    const [second, asc, otherFilters, badUntil] = await Promise.all([
+      cli(['list', '--agent-id', 'cli-list', '--limit', '2', '--cursor', first.json.next_cursor]),
+      cli(['list', '--agent', 'cli-list', '--order', 'asc', '--type', 'fact', '--since', '2020-01-01', '--until', '2999-01-01']),
+      cli(['list', '--agent', 'someone-else', '--cursor', first.json.next_cursor]),
+      cli(['list', '--until', 'soon']),
+    ]);
+    expect(second.json).toEqual({ records: [expect.objectContaining({ id: ids[0] })], next_cursor: null });
+    expect(asc.json.records.map((r: { id: string }) => r.id)).toEqual([ids[0], ids[2]]);
+    expect(otherFilters).toMatchObject({ code: 1, stdout: '', error: { error: 'invalid_cursor' } });
+    expect(badUntil).toMatchObject({ code: 1, stdout: '', error: { error: 'invalid_until' } });
+  });
+
+  test('delete prints {id, deleted_at}; deleting again is not_found', async () => {
+    const [id] = await store([{ agent_id: 'cli-delete', title: 'A record to delete from the shell' }]);
+    const deleted = await cli(['delete', id!]);
+    expect(deleted).toMatchObject({ code: 0, stderr: '', json: { id, deleted_at: expect.any(String) } });
+    const [got, again] = await Promise.all([cli(['get', id!]), cli(['delete', id!])]);
+    expect(got).toMatchObject({ code: 1, error: { error: 'not_found' } });
+    expect(again).toMatchObject({ code: 1, stdout: '', error: { error: 'not_found' } });
+  });
+
+  test('forget --dry-run counts; forget deletes what matches every selector; no selector is missing_field', async () => {
+    const ids = await store([
+      { agent_id: 'cli-forget', title: 'Forgettable one', client: 'acme' },
+      { agent_id: 'cli-forget', title: 'Forgettable two', client: 'acme' },
+      { agent_id: 'cli-forget', title: 'Forgettable three', client: 'globex' },
+    ]);
+    const [dry, none, status] = await Promise.all([
+      cli(['forget', '--agent', 'cli-forget', '--client', 'acme', '--dry-run']),
+      cli(['forget', '--dry-run']),
+      cli(['forget-status', 'no-such-job']),
+    ]);
+    expect(dry).toMatchObject({ code: 0, stderr: '', json: { matched: 2, deleted: 0, dry_run: true } });
+    expect((await service.client(service.tenant.api_key).request('GET', `/api/v1/record/${ids[0]}`)).status).toBe(200);
+
+    const [done, byIds] = await Promise.all([
+      cli(['forget', '--agent', 'cli-forget', '--client', 'acme']),
+      cli(['forget', '--id', ids[2]!, '--id', UNKNOWN_ID, '--type', 'fact', '--before', '2999-01-01']),
+    ]);
+    expect(done).toMatchObject({ code: 0, json: { matched: 2, deleted: 2, dry_run: false } });
+    expect(byIds).toMatchObject({ code: 0, json: { matched: 1, deleted: 1, dry_run: false } });
+    for (const id of ids) expect((await service.client(service.tenant.api_key).request('GET', `/api/v1/record/${id}`)).status).toBe(404);
+
+    expect(none).toMatchObject({ code: 1, stdout: '', error: { error: 'missing_field', message: expect.stringContaining('at least one of') } });
+    expect(status).toMatchObject({ code: 1, stdout: '', error: { error: 'not_found' } });
+  });
+
+  test('export streams every matching record as NDJSON, oldest first, across pages; stderr stays empty', async () => {
+    const ids = await store(Array.from({ length: 230 }, (_, i) => ({ agent_id: 'cli-export', title: `Exported record ${i}`, type: i % 2 ? 'fact' : 'signal' })));
+    await store([{ agent_id: 'cli-not-exported', title: 'Another agent' }]);
+    const result = await cli(['export', '--agent', 'cli-export']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.endsWith('\n')).toBe(true);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(230);
+    const records = lines.map((line) => JSON.parse(line) as { id: string; agent_id: string; classification: unknown });
+    expect(records.map((r) => r.id)).toEqual(ids);
+    expect(records[0]).toEqual(expect.objectContaining({ agent_id: 'cli-export', title: 'Exported record 0' }));
+    expect(Object.keys(records[0]!).sort()).toEqual(['agent_id', 'body', 'classification', 'client', 'created_at', 'id', 'metadata', 'title', 'type']);
+
+    const [signals, none] = await Promise.all([cli(['export', '--agent', 'cli-export', '--type', 'signal', '--progress']), cli(['export', '--agent', 'nobody'])]);
+    expect(signals.code).toBe(0);
+    expect(signals.stdout.trimEnd().split('\n')).toHaveLength(115);
+    // --progress: a line after each full page, then the total.
+    expect(signals.stderr).toMatch(/^export: 100 records so far \(\d+\.\d s\)\nexport: 115 records in \d+\.\d s\n$/);
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  test('export into a reader that stops early ends quietly', async () => {
+    const command = `set -o pipefail; "${process.execPath}" --import tsx cli/memory.ts export | head -n 2`;
+    const result = await run('bash', ['-c', command], { MEMORY_API_URL: service.url, MEMORY_API_KEY: service.tenant.api_key });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  test('usage errors: a missing or extra argument, both spellings of --agent, an option another command takes', async () => {
+    const [noId, twoIds, bothAgents, wrongOption, forgetArgs] = await Promise.all([
+      cli(['get']),
+      cli(['delete', 'a', 'b']),
+      cli(['list', '--agent', 'a', '--agent-id', 'b']),
+      cli(['export', '--limit', '5']),
+      cli(['forget', 'everything']),
+    ]);
+    expect(noId).toMatchObject({ code: 2, error: { error: 'usage', message: 'get takes one argument: get <id>' } });
+    expect(twoIds).toMatchObject({ code: 2, error: { error: 'usage', message: 'delete takes one argument: delete <id>' } });
+    expect(bothAgents).toMatchObject({ code: 2, error: { error: 'usage', message: 'give --agent or --agent-id, not both' } });
+    expect(wrongOption).toMatchObject({ code: 2, error: { error: 'usage', message: 'export does not take --limit' } });
+    expect(forgetArgs).toMatchObject({ code: 2, error: { error: 'usage', message: 'forget takes no arguments, only options: everything' } });
   });
 });
