@@ -39,7 +39,7 @@ export class SqliteDocumentIndex implements DocumentIndex {
     // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
     const changeIndex = indexChanges(db);
     const change = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>, sign: 1 | -1) =>
-      changeIndex(r.tenant_id, { doc: seq, title: r.title, body: r.body }, sign);
+      changeIndex(r.tenant_id, [{ doc: seq, title: r.title, body: r.body }], sign);
 
     const upsert = (record: StoredRecord): void => {
       const row = {

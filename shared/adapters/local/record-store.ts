@@ -99,7 +99,7 @@ export class SqliteRecordStore implements RecordStore {
     const remove = (tenantId: string, id: string): boolean => {
       const row = findForDelete.get(tenantId, id);
       if (!row) return false;
-      changeIndex(tenantId, { doc: row.seq, title: row.title, body: row.body }, -1);
+      changeIndex(tenantId, [{ doc: row.seq, title: row.title, body: row.body }], -1);
       deleteRecord.run(row.seq);
       deleteJob.run(tenantId, id);
       return true;
@@ -107,16 +107,17 @@ export class SqliteRecordStore implements RecordStore {
     this.deleteTx = db.transaction((tenantId: string, id: string): DeletedRecord | null =>
       remove(tenantId, id) ? { id, deleted_at: new Date(this.clock()).toISOString() } : null,
     );
-    // A forget's records go a slice at a time, each slice one transaction of at most FORGET_SLICE_MS of work,
-    // so the writes and deletes of other tenants wait for one slice at most, never for the whole forget.
-    this.forgetSliceTx = db.transaction((tenantId: string, ids: string[], from: number): { next: number; deleted: number } => {
-      const started = performance.now();
-      let next = from;
-      let deleted = 0;
-      while (next < ids.length && (next === from || performance.now() - started < FORGET_SLICE_MS)) {
-        if (remove(tenantId, ids[next++]!)) deleted++;
-      }
-      return { next, deleted };
+    // A forget's records go a slice at a time, each slice one transaction, so that the writes and deletes of
+    // other tenants wait for one slice at most, never for the whole forget. A slice leaves the index in one
+    // change (each term's postings rewritten once for all its records, not once per record); its size adapts
+    // so that a slice takes about FORGET_SLICE_MS.
+    this.forgetSliceTx = db.transaction((tenantId: string, ids: string[]): number => {
+      const rows = ids.map((id) => findForDelete.get(tenantId, id)).filter((row) => row !== undefined);
+      rows.sort((a, b) => a.seq - b.seq);
+      changeIndex(tenantId, rows.map((row) => ({ doc: row.seq, title: row.title, body: row.body })), -1);
+      for (const row of rows) deleteRecord.run(row.seq);
+      for (const id of ids) deleteJob.run(tenantId, id);
+      return rows.length;
     });
 
     // An import keeps the record's id, creation time and classification, and counts against no quota. SQLite
@@ -223,11 +224,15 @@ export class SqliteRecordStore implements RecordStore {
     }
     const ids = this.statement(`SELECT id ${sql}`).pluck().all(tenantId, ...values) as string[];
     let deleted = 0;
+    let size = 64;
     for (let next = 0; next < ids.length; ) {
-      const from = next;
-      const slice = await this.commits.submit(() => this.forgetSliceTx(tenantId, ids, from));
-      next = slice.next;
-      deleted += slice.deleted;
+      const slice = ids.slice(next, next + size);
+      const started = performance.now();
+      deleted += await this.commits.submit(() => this.forgetSliceTx(tenantId, slice));
+      next += slice.length;
+      // The next slice sized to take about FORGET_SLICE_MS, as this one went.
+      const ms = performance.now() - started;
+      size = Math.max(16, Math.min(4096, Math.round(size * Math.min(2, FORGET_SLICE_MS / Math.max(ms, 1)))));
     }
     return { kind: 'done', matched: ids.length, deleted };
   }
@@ -259,8 +264,8 @@ export class SqliteRecordStore implements RecordStore {
   }
 }
 
-/** Work per transaction of a forget: other writers wait at most about this long for it. */
-const FORGET_SLICE_MS = 20;
+/** Work per transaction of a forget, about: other writers wait about this long for it at most. */
+const FORGET_SLICE_MS = 50;
 
 /** A listing's filters as SQL conditions on `records` and their values in order (the tenant apart). */
 function filterConditions(filters: RecordFilters): { where: string[]; values: unknown[] } {
