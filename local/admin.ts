@@ -1,11 +1,17 @@
 import { realpathSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/settings.js';
 import type { KeyThrottle } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
-import type { Tenant } from '../shared/domain/tenant.js';
+import type { ApiKeyInfo, Limits, Tenant } from '../shared/domain/tenant.js';
 import { codePoints, isBlank } from '../shared/domain/text.js';
+import type { ErasedCounts } from '../shared/ports.js';
+import { countRecords, exportRecords, ImportInterrupted, importRecords } from './admin-records.js';
 import { NoDatabaseError, openAdminStores, type AdminStores } from './backends.js';
 import { loadConfig, type LocalConfig } from './config.js';
 import { createTenantWithKey, issueKey, type IssuedKey } from './tenants.js';
@@ -13,11 +19,15 @@ import { createTenantWithKey, issueKey, type IssuedKey } from './tenants.js';
 const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] [--create] <command>
 
   tenant create --name <name> [--record-quota N] [--query-quota N] [--rate R] [--burst B]
+  tenant update --tenant <tenant_id> [--name <name>] [--record-quota N] [--query-quota N] [--rate R] [--burst B]
+  tenant delete --tenant <tenant_id> [--confirm]
   tenant list
   key create --tenant <tenant_id> [--rate R] [--burst B]
   key revoke <api_key or key_id>
   key list --tenant <tenant_id>
   usage [--tenant <tenant_id>] [--month YYYY-MM]
+  export --tenant <tenant_id>                   > records.ndjson
+  import --tenant <tenant_id> [--file <path>]   (without --file, from stdin)
 
 Every command prints JSON on stdout. Errors print {"error", "message"} on stderr and exit with 1
 (2 for a malformed command). It reads the same settings as the server: MEMORY_BACKEND (default sqlite),
@@ -29,21 +39,44 @@ DYNAMODB_ENDPOINT) it exits 1 with error no_database and creates nothing. --crea
 there (or the tables, on DynamoDB Local). Tenant names are unique, whatever their case: tenant create
 with a name in use exits 1 with error name_taken and the tenant_id that has it.
 
+tenant update changes only the limits (and name) it is given, and prints the tenant as it is then.
+tenant delete without --confirm changes nothing: it exits 1 with error confirmation_required and the
+counts it would erase. With --confirm it revokes the tenant's keys, waits until no cached authorization
+of them can be used (MEMORY_AUTH_CACHE_SECONDS locally, 30 s on AWS), erases its records with their search
+index entries, its classification jobs and idempotency keys, then deletes the tenant and its keys, and
+prints what it removed. Its usage counters stay, for billing. Cut short, it can be run again.
+
+export writes every record of the tenant on stdout as NDJSON, oldest first, one record a line in the
+API's shape (with classification). import reads that form, from --file or stdin, into a tenant that
+exists: it keeps each record's id, created_at and classification, skips ids the tenant has already (so it
+can be run again), counts against no quota, and prints {imported, skipped, taken, invalid} (taken: ids
+another tenant holds, which SQLite keeps unique). A line that is not a valid record is reported on
+stderr with its line number and not imported; the other lines are, and the command then exits 1 with
+error invalid_lines. Progress of long runs goes to stderr as {"progress": …} lines.
+
 Against a deployed stack (the dynamodb backend with MEMORY_API_ID, MEMORY_API_STAGE and
 MEMORY_DEFAULT_USAGE_PLAN_ID from the stack's outputs), tenant create and key create also register the new
 key with API Gateway, in the usage plan for its rate and burst, and key revoke disables it there. If API
 Gateway fails, the new key is revoked again, so no key is left that API Gateway refuses, and the error
 (code gateway_error, with tenant_id and key_id) says what exists: run key create again (after tenant
 create: key create --tenant <tenant_id>). If only disabling fails, the key is revoked all the same; run
-key revoke again to retry.`;
+key revoke again to retry. tenant update with --rate or --burst moves the tenant's active keys that use
+its limits to the usage plan for the new ones (API Gateway refuses each key for a moment while it
+moves); if that fails, the tenant is updated and gateway_error says which key: run the same tenant update
+again. tenant delete disables the tenant's keys there before it erases anything; if that fails, nothing
+is erased: run it again.`;
 
-/** A failure the CLI reports as JSON: exit code 2 for a malformed command, 1 otherwise; `details` join the JSON. */
+/**
+ * A failure the CLI reports as JSON: exit code 2 for a malformed command, 1 otherwise; `details` join the
+ * JSON. `output`, when set, is what the command did all the same (an import with bad lines), for stdout.
+ */
 export class CliError extends Error {
   constructor(
     readonly code: string,
     message: string,
     readonly exitCode = 1,
-    readonly details: Record<string, string> = {},
+    readonly details: Record<string, unknown> = {},
+    readonly output?: unknown,
   ) {
     super(message);
   }
@@ -115,6 +148,8 @@ const OPTIONS = {
   'query-quota': { type: 'string' },
   rate: { type: 'string' },
   burst: { type: 'string' },
+  file: { type: 'string' },
+  confirm: { type: 'boolean' },
   backend: { type: 'string' },
   create: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -124,14 +159,21 @@ type OptionName = keyof typeof OPTIONS;
 /** Options every command takes. */
 const GLOBAL_OPTIONS: readonly OptionName[] = ['backend', 'create', 'help'];
 
+/** The options that set a tenant's name and limits. */
+const TENANT_FIELDS: readonly OptionName[] = ['name', 'record-quota', 'query-quota', 'rate', 'burst'];
+
 /** The commands: the options each takes, those it needs (with their placeholder), and the one argument `key revoke` needs. */
 const COMMANDS: Record<string, { options: readonly OptionName[]; required?: Partial<Record<OptionName, string>>; argument?: string }> = {
-  'tenant create': { options: ['name', 'record-quota', 'query-quota', 'rate', 'burst'], required: { name: '<name>' } },
+  'tenant create': { options: TENANT_FIELDS, required: { name: '<name>' } },
+  'tenant update': { options: ['tenant', ...TENANT_FIELDS], required: { tenant: '<tenant_id>' } },
+  'tenant delete': { options: ['tenant', 'confirm'], required: { tenant: '<tenant_id>' } },
   'tenant list': { options: [] },
   'key create': { options: ['tenant', 'rate', 'burst'], required: { tenant: '<tenant_id>' } },
   'key revoke': { options: [], argument: '<api_key or key_id>' },
   'key list': { options: ['tenant'], required: { tenant: '<tenant_id>' } },
   usage: { options: ['tenant', 'month'] },
+  export: { options: ['tenant'], required: { tenant: '<tenant_id>' } },
+  import: { options: ['tenant', 'file'], required: { tenant: '<tenant_id>' } },
 };
 
 /** The longest tenant name, in characters. */
@@ -168,7 +210,7 @@ function parseCommandLine(argv: string[]) {
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) return { help: true as const };
-  const command = positionals[0] === 'usage' ? 'usage' : positionals.slice(0, 2).join(' ');
+  const command = COMMANDS[positionals[0]!] ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const spec = COMMANDS[command];
   if (spec === undefined) throw usage(`unknown command: ${positionals.join(' ')}\n\n${HELP}`);
   const rest = positionals.slice(command.split(' ').length);
@@ -182,6 +224,10 @@ function parseCommandLine(argv: string[]) {
   for (const [option, placeholder] of Object.entries(spec.required ?? {})) {
     if (values[option as OptionName] === undefined) throw usage(`--${option} ${placeholder} is required`);
   }
+  if (command === 'tenant update' && TENANT_FIELDS.every((o) => values[o] === undefined)) {
+    throw usage(`tenant update needs at least one of ${TENANT_FIELDS.map((o) => `--${o}`).join(', ')}`);
+  }
+  if (values.file === '') throw usage('--file must name a file');
   const month = values.month ?? quotaMonth(new Date());
   if (!isQuotaMonth(month)) throw usage('--month must be YYYY-MM');
   return {
@@ -191,6 +237,8 @@ function parseCommandLine(argv: string[]) {
     backend: values.backend,
     create: values.create === true,
     tenant: values.tenant,
+    file: values.file,
+    confirm: values.confirm === true,
     month,
     name: values.name === undefined ? undefined : tenantName(values.name),
     recordQuota: count('record-quota', values['record-quota'], true),
@@ -211,11 +259,24 @@ function tenantName(raw: string): string {
 /** Tenant names are unique regardless of case and Unicode form: "Acme" and "acme" are one name. */
 const nameKey = (name: string) => name.normalize('NFKC').trim().toLowerCase();
 
-/** Runs one admin command on the stores `open` gives and returns what it prints. */
+/** Where a command reads and writes besides its result: stdin for import, stdout for export, stderr for progress. */
+export interface AdminIo {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable;
+  stderr: Writable;
+}
+
+const processIo = (): AdminIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+
+/** One JSON line on stderr: a progress line, a bad line of an import, an export's count. */
+const jsonLine = (out: Writable, value: unknown) => out.write(`${JSON.stringify(value)}\n`);
+
+/** Runs one admin command on the stores `open` gives and returns what it prints (undefined: nothing more). */
 export async function adminCommand(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   open: (config: LocalConfig, options: { create: boolean }) => Promise<AdminStores> = openAdminStores,
+  io: AdminIo = processIo(),
 ): Promise<unknown> {
   const line = parseCommandLine(argv);
   if (line.help) return HELP;
@@ -230,29 +291,38 @@ export async function adminCommand(
   if (line.create && config.aws && !config.aws.dynamodbEndpoint) {
     throw usage('--create makes tables on DynamoDB Local only (DYNAMODB_ENDPOINT); on AWS the stack makes them (cdk deploy)');
   }
+  // An import's input is found before anything is opened: a mistyped path or a forgotten pipe changes nothing.
+  let input: { stream: Readable; close(): Promise<void> } | null = null;
+  if (command === 'import') input = await importInput(line.file, io.stdin);
   let stores: AdminStores;
   try {
     stores = await open(config, { create: line.create });
   } catch (error) {
+    await input?.close();
     if (error instanceof NoDatabaseError) throw new CliError('no_database', error.message, 1, error.details);
     throw error;
   }
   const { keys, usage: meter } = stores;
+  const progress = (text: string) => jsonLine(io.stderr, { progress: text });
   const requireTenant = async (id: string) => {
     const tenant = await keys.getTenant(id);
     if (!tenant) throw new CliError('not_found', `no tenant ${id}`);
     return tenant;
   };
+  const requireFreeName = async (name: string, self?: string) => {
+    const taken = (await keys.listTenants()).find((t) => t.tenant_id !== self && nameKey(t.name) === nameKey(name));
+    if (taken) {
+      throw new CliError('name_taken', `a tenant named "${taken.name}" exists already (${taken.tenant_id}); tenant names are unique, whatever their case`, 1, {
+        tenant_id: taken.tenant_id,
+      });
+    }
+  };
+  // Every case awaits what it returns: the stores close in `finally`, which would not wait for a promise returned as it is.
   try {
     switch (command) {
       case 'tenant create': {
         const name = line.name!;
-        const taken = (await keys.listTenants()).find((t) => nameKey(t.name) === nameKey(name));
-        if (taken) {
-          throw new CliError('name_taken', `a tenant named "${taken.name}" exists already (${taken.tenant_id}); tenant names are unique, whatever their case`, 1, {
-            tenant_id: taken.tenant_id,
-          });
-        }
+        await requireFreeName(name);
         const d = config.defaultLimits;
         const limits = {
           recordQuota: line.recordQuota ?? d.recordQuota,
@@ -262,7 +332,36 @@ export async function adminCommand(
         };
         const issued = await createTenantWithKey(keys, name, limits);
         const retry = `run key create --tenant ${issued.tenant_id} (the tenant exists)`;
-        return registerIssued(stores, issued, { rate: limits.rate, burst: limits.burst }, retry);
+        return await registerIssued(stores, issued, { rate: limits.rate, burst: limits.burst }, retry);
+      }
+      case 'tenant update': {
+        const tenant = await requireTenant(line.tenant!);
+        if (line.name !== undefined) await requireFreeName(line.name, tenant.tenant_id);
+        const limits: Partial<Limits> = {};
+        if (line.recordQuota !== undefined) limits.recordQuota = line.recordQuota;
+        if (line.queryQuota !== undefined) limits.queryQuota = line.queryQuota;
+        if (line.rate !== undefined) limits.rate = line.rate;
+        if (line.burst !== undefined) limits.burst = line.burst;
+        const updated = await keys.updateTenant(tenant.tenant_id, { ...(line.name !== undefined ? { name: line.name } : {}), limits });
+        if (!updated) throw new CliError('not_found', `no tenant ${tenant.tenant_id}`);
+        // Run again after a failure, the store has the new limits already: every key is checked, not only changed ones.
+        if (line.rate !== undefined || line.burst !== undefined) await moveKeys(stores, updated);
+        return tenantView(updated);
+      }
+      case 'tenant delete': {
+        const tenant = await requireTenant(line.tenant!);
+        if (!line.confirm) {
+          const [records, tenantKeys] = await Promise.all([countRecords(stores.records, tenant.tenant_id, { progress }), keys.listKeys(tenant.tenant_id)]);
+          throw new CliError(
+            'confirmation_required',
+            `tenant delete erases tenant ${tenant.tenant_id} ("${tenant.name}") for good: ${records} records with their search index ` +
+              `entries, its classification jobs and idempotency keys, and ${tenantKeys.length} API keys; its usage counters stay. ` +
+              'Nothing was changed. To do it, run the same command with --confirm.',
+            1,
+            { tenant_id: tenant.tenant_id, name: tenant.name, records, api_keys: tenantKeys.length },
+          );
+        }
+        return await deleteTenant(stores, config, tenant, progress);
       }
       case 'tenant list':
         return (await keys.listTenants()).map(tenantView);
@@ -270,9 +369,7 @@ export async function adminCommand(
         const tenant = await requireTenant(line.tenant!);
         const perKey = { rate: line.rate ?? null, burst: line.burst ?? null };
         const issued = await issueKey(keys, tenant.tenant_id, perKey);
-        // Field by field, as the authorizer reads them: a key with only --rate keeps its tenant's burst.
-        const limits = { rate: perKey.rate ?? tenant.limits.rate, burst: perKey.burst ?? tenant.limits.burst };
-        return registerIssued(stores, issued, limits, 'run the same key create again');
+        return await registerIssued(stores, issued, effectiveThrottle(perKey, tenant), 'run the same key create again');
       }
       case 'key revoke': {
         const ref = line.argument!;
@@ -292,10 +389,55 @@ export async function adminCommand(
         return revoked;
       }
       case 'key list':
-        return keys.listKeys((await requireTenant(line.tenant!)).tenant_id);
+        return await keys.listKeys((await requireTenant(line.tenant!)).tenant_id);
       case 'usage': {
         if (line.tenant !== undefined) await requireTenant(line.tenant);
-        return meter.list(line.month, line.tenant);
+        return await meter.list(line.month, line.tenant);
+      }
+      case 'export': {
+        const tenant = await requireTenant(line.tenant!);
+        let exported: number;
+        try {
+          exported = await exportRecords(stores.records, tenant.tenant_id, io.stdout, { progress });
+        } catch (error) {
+          if (!io.stdout.errored && !io.stdout.destroyed) throw error;
+          throw new CliError('output_closed', `the export stopped: its output failed or was closed (${causeOf(error)})`);
+        }
+        jsonLine(io.stderr, { exported, tenant_id: tenant.tenant_id });
+        return undefined;
+      }
+      case 'import': {
+        const tenant = await requireTenant(line.tenant!);
+        const source = line.file ?? 'stdin';
+        let totals;
+        try {
+          totals = await importRecords(stores.records, tenant.tenant_id, input!.stream, {
+            progress,
+            invalidLine: (n, problem) => jsonLine(io.stderr, { error: 'invalid_line', line: n, message: problem }),
+          });
+        } catch (error) {
+          if (!(error instanceof ImportInterrupted)) throw error;
+          const { imported, skipped } = error.totals;
+          throw new CliError(
+            'import_failed',
+            `the import stopped after line ${error.line} of ${source} (${error.message}); before that it imported ${imported} ` +
+              `records and skipped ${skipped}. Running the same import again skips what is there and goes on.`,
+            1,
+            { line: error.line },
+            error.totals,
+          );
+        }
+        if (totals.invalid > 0) {
+          throw new CliError(
+            'invalid_lines',
+            `${totals.invalid} lines of ${source} are not valid records and were not imported (each is reported above, with its ` +
+              'line number); every other line was. Fix those lines and import the file again: what is there already is skipped.',
+            1,
+            { invalid: totals.invalid },
+            totals,
+          );
+        }
+        return totals;
       }
       default:
         throw new Error(`no handler for ${command}`);
@@ -311,8 +453,132 @@ export async function adminCommand(
     }
     throw error;
   } finally {
+    await input?.close();
     stores.close();
   }
+}
+
+/** A key's token bucket, field by field as the authorizer reads it: its own rate and burst where it has them, else its tenant's. */
+const effectiveThrottle = (key: Pick<ApiKeyInfo, 'rate' | 'burst'>, tenant: Tenant): KeyThrottle => ({
+  rate: key.rate ?? tenant.limits.rate,
+  burst: key.burst ?? tenant.limits.burst,
+});
+
+/** Where an import reads: the file named (opened now, so a wrong path fails first), or stdin when it is not a terminal. */
+async function importInput(file: string | undefined, stdin: AdminIo['stdin']): Promise<{ stream: Readable; close(): Promise<void> }> {
+  if (file === undefined) {
+    if (stdin.isTTY) throw usage('import reads NDJSON from --file <path> or from stdin, and stdin is a terminal: pass --file, or pipe an export in');
+    return { stream: stdin, close: async () => undefined };
+  }
+  try {
+    const handle = await openFile(file, 'r');
+    return { stream: handle.createReadStream({ autoClose: false }), close: () => handle.close() };
+  } catch (error) {
+    throw new CliError('no_file', `cannot read ${file}: ${causeOf(error)}`, 1, { path: file });
+  }
+}
+
+/**
+ * After a change of the tenant's rate or burst, puts each of its active keys that uses the tenant's rate or
+ * burst (not both of its own) in the usage plan for its new effective limits. A key already there is left
+ * alone, so running the same update again after a failure finishes the work.
+ */
+async function moveKeys(stores: AdminStores, tenant: Tenant): Promise<void> {
+  if (!stores.gateway) return;
+  const affected = (await stores.keys.listKeys(tenant.tenant_id)).filter((k) => k.status === 'active' && (k.rate === null || k.burst === null));
+  let done = 0;
+  for (const key of affected) {
+    const limits = effectiveThrottle(key, tenant);
+    try {
+      await stores.gateway.move(key.key_id, limits);
+      done++;
+    } catch (error) {
+      throw new CliError(
+        'gateway_error',
+        `tenant ${tenant.tenant_id} is updated, but API Gateway did not move key ${key.key_id} to the usage plan for rate ` +
+          `${limits.rate}, burst ${limits.burst} (${causeOf(error)}); ${done} of the ${affected.length} keys that use the tenant's limits ` +
+          `are in their new plan. Until the others are, API Gateway throttles them at their old limits, or refuses key ${key.key_id} if it ` +
+          'was taken out of its old plan. Run the same tenant update again to retry.',
+        1,
+        { tenant_id: tenant.tenant_id, key_id: key.key_id },
+      );
+    }
+  }
+}
+
+/** How long an authorization can be reused after its key is revoked: the authorizer's cache on AWS, the local gateway's elsewhere. */
+function authorizationCacheMs(config: LocalConfig): number {
+  return config.aws && !config.aws.dynamodbEndpoint ? AUTHORIZER_CACHE_TTL_SECONDS * 1000 : config.authCacheMs;
+}
+
+/** Adds erase counts kind by kind. */
+function addCounts(a: ErasedCounts, b: ErasedCounts): ErasedCounts {
+  const sum = { ...a };
+  for (const [kind, n] of Object.entries(b)) sum[kind] = (sum[kind] ?? 0) + n;
+  return sum;
+}
+
+/**
+ * Erases a tenant, in an order that can be run again from any point it was cut short at:
+ * 1. revoke its keys, so that nothing new is written while its records go, and disable them in API
+ *    Gateway (a failure there stops before anything is erased);
+ * 2. wait until no cached authorization of a key revoked just now can be used any more;
+ * 3. erase its records (with their search index entries), jobs and idempotency keys;
+ * 4. delete the tenant and its keys;
+ * 5. erase again whatever a request authorized before step 1 wrote after step 3.
+ * The usage counters stay, for billing.
+ */
+async function deleteTenant(stores: AdminStores, config: LocalConfig, tenant: Tenant, progress: (text: string) => void) {
+  const { keys, records } = stores;
+  const id = tenant.tenant_id;
+  const tenantKeys = await keys.listKeys(id);
+  let revokedUntil = 0;
+  for (const key of tenantKeys) {
+    const revoked = key.status === 'active' ? await keys.revoke({ keyId: key.key_id }) : key;
+    if (revoked?.revoked_at) revokedUntil = Math.max(revokedUntil, Date.parse(revoked.revoked_at));
+  }
+  if (stores.gateway) {
+    for (const key of tenantKeys) {
+      try {
+        await stores.gateway.disable(key.key_id);
+      } catch (error) {
+        throw new CliError(
+          'gateway_error',
+          `API Gateway did not disable key ${key.key_id} (${causeOf(error)}). Nothing was erased; the tenant's keys are revoked, so ` +
+            `the authorizer refuses them. Run tenant delete --tenant ${id} --confirm again to retry.`,
+          1,
+          { tenant_id: id, key_id: key.key_id },
+        );
+      }
+    }
+  }
+  const wait = revokedUntil + authorizationCacheMs(config) - Date.now();
+  if (wait > 0) {
+    progress(`the tenant's keys are revoked; waiting ${Math.ceil(wait / 1000)} s until no cached authorization of them can be used`);
+    await sleep(wait);
+  }
+  // The store reports large erases page by page; a line a second at most is enough to show it is moving.
+  let reported = Date.now();
+  const eraseProgress = (text: string) => {
+    if (Date.now() - reported < 1000) return;
+    reported = Date.now();
+    progress(`erasing: ${text}`);
+  };
+  let erased = await records.eraseTenant(id, eraseProgress);
+  const deleted = await keys.deleteTenant(id);
+  if ((await records.list(id, { filters: {}, order: 'asc', limit: 1 })).length > 0) {
+    erased = addCounts(erased, await records.eraseTenant(id, eraseProgress));
+  }
+  return {
+    tenant_id: id,
+    name: tenant.name,
+    removed: { ...erased, api_keys: deleted?.keys ?? 0 },
+    ...(stores.gateway ? { api_gateway_keys_disabled: tenantKeys.length } : {}),
+    search_index: config.aws
+      ? "each record's entry leaves the search index when its delete reaches the indexer through the table's stream (within seconds)"
+      : 'the entries of every record were removed with it, in the same transaction',
+    kept: `the usage counters: usage --tenant ${id} still shows the months it used, for billing`,
+  };
 }
 
 /** True when this file is the program (`tsx local/admin.ts`), not a module a test imported. */
@@ -327,18 +593,17 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  // The CLI's stderr carries only JSON errors; the AWS SDK's notice that it will need Node 22 from 2027
+  // The CLI's stderr carries only JSON lines; the AWS SDK's notice that it will need Node 22 from 2027
   // would break that (the README says so once instead).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  adminCommand(process.argv.slice(2)).then(
-    (result) => {
-      process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
-    },
-    (error: unknown) => {
-      const cli = error instanceof CliError ? error : null;
-      const message = error instanceof Error ? error.message : String(error);
-      process.stderr.write(`${JSON.stringify({ error: cli?.code ?? 'error', message, ...cli?.details })}\n`);
-      process.exitCode = cli?.exitCode ?? 1;
-    },
-  );
+  const print = (result: unknown) => {
+    if (result !== undefined) process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+  };
+  adminCommand(process.argv.slice(2)).then(print, (error: unknown) => {
+    const cli = error instanceof CliError ? error : null;
+    if (cli?.output !== undefined) print(cli.output);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${JSON.stringify({ error: cli?.code ?? 'error', message, ...cli?.details })}\n`);
+    process.exitCode = cli?.exitCode ?? 1;
+  });
 }

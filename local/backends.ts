@@ -156,8 +156,10 @@ async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: 
 export interface AdminStores {
   keys: KeyStore;
   usage: UsageMeter;
+  /** For export, import and tenant delete. On DynamoDB without a forget queue: a forget would run to its end in the call. */
+  records: RecordStore;
   /** Set only in the dynamodb backend with the MEMORY_API_* settings; null locally, where no gateway checks keys. */
-  gateway: Pick<ApiGatewayKeyRegistry, 'register' | 'disable'> | null;
+  gateway: Pick<ApiGatewayKeyRegistry, 'register' | 'disable' | 'move'> | null;
   close(): void;
 }
 
@@ -200,11 +202,12 @@ export async function openAdminStores(config: LocalConfig, { create = false }: {
         throw error;
       }
     }
-    const { keys, usage } = dynamoDbAdapters(client, aws.tables);
+    const { keys, usage, records } = dynamoDbAdapters(client, aws.tables);
     const apiGateway = aws.gateway ? new APIGatewayClient({ region: aws.region }) : null;
     return {
       keys,
       usage,
+      records,
       gateway: apiGateway && aws.gateway ? new ApiGatewayKeyRegistry(apiGateway, aws.gateway) : null,
       close: () => {
         client.destroy();
@@ -221,5 +224,5 @@ export async function openAdminStores(config: LocalConfig, { create = false }: {
     );
   }
   const sqlite = openSqliteAdapters(file, { mustExist: !create });
-  return { keys: sqlite.keys, usage: sqlite.usage, gateway: null, close: () => sqlite.close() };
+  return { keys: sqlite.keys, usage: sqlite.usage, records: sqlite.records, gateway: null, close: () => sqlite.close() };
 }

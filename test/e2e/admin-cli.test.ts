@@ -182,6 +182,8 @@ test('every malformed command line exits 2 with a usage error that names the pro
     [['key', 'revoke', 'a', 'b'], /key revoke needs exactly one argument/],
     [['key', 'create'], /--tenant <tenant_id> is required/],
     [['usage', '--name', 'x'], /usage does not take --name/],
+    [['tenant', 'update', '--tenant', 'x'], /tenant update needs at least one of --name, --record-quota, --query-quota, --rate, --burst/],
+    [['export'], /--tenant <tenant_id> is required/],
     [['-x'], /-x/],
     [['--backend', 'dynamodb', '--create', 'tenant', 'list'], /DynamoDB Local only/],
   ];

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { DynamoDbRecordStore } from '../../shared/adapters/aws/dynamodb/record-store.js';
 import { ApiGatewayKeyRegistry, type KeyThrottle, type Registration } from '../../shared/adapters/aws/gateway/usage-plans.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { adminCommand, CliError } from '../../local/admin.js';
@@ -14,14 +15,17 @@ import { loadConfig } from '../../local/config.js';
 let sqlite: SqliteAdapters;
 let register: jest.Mock<(keyId: string, limits: KeyThrottle) => Promise<Registration>>;
 let disable: jest.Mock<(keyId: string) => Promise<boolean>>;
+let move: jest.Mock<(keyId: string, limits: KeyThrottle) => Promise<Registration & { moved: boolean }>>;
 
 const stores = async (): Promise<AdminStores> => ({
   keys: sqlite.keys,
   usage: sqlite.usage,
-  gateway: { register, disable },
+  records: sqlite.records,
+  gateway: { register, disable, move },
   close: () => undefined,
 });
-const admin = (...argv: string[]) => adminCommand(argv, {}, stores) as Promise<any>;
+// No authorization cache to wait for (tenant delete waits it out after revoking the keys).
+const admin = (...argv: string[]) => adminCommand(argv, { MEMORY_AUTH_CACHE_SECONDS: '0' }, stores) as Promise<any>;
 
 /** The CliError the command fails with. */
 async function failure(argv: string[]): Promise<CliError> {
@@ -37,6 +41,7 @@ beforeEach(() => {
   sqlite = openSqliteAdapters(':memory:');
   register = jest.fn(async () => ({ apiKeyId: 'ak', usagePlanId: 'plan' }));
   disable = jest.fn(async () => true);
+  move = jest.fn(async () => ({ apiKeyId: 'ak', usagePlanId: 'plan', moved: true }));
 });
 afterEach(() => sqlite.close());
 
@@ -115,6 +120,56 @@ test('when disabling fails, the key stays revoked and running key revoke again r
   expect(disable).toHaveBeenCalledTimes(2);
 });
 
+test('tenant update with --rate or --burst moves the active keys that use the tenant limits, at their new effective limits', async () => {
+  const { tenant_id, key_id: first } = await admin('tenant', 'create', '--name', 'acme', '--rate', '3', '--burst', '4');
+  const ownRate = await admin('key', 'create', '--tenant', tenant_id, '--rate', '7');
+  const ownBoth = await admin('key', 'create', '--tenant', tenant_id, '--rate', '7', '--burst', '8');
+  const revoked = await admin('key', 'create', '--tenant', tenant_id);
+  await admin('key', 'revoke', revoked.key_id);
+
+  expect(await admin('tenant', 'update', '--tenant', tenant_id, '--record-quota', '9', '--name', 'Acme Ltd')).toMatchObject({ name: 'Acme Ltd', record_quota: 9, rate: 3 });
+  expect(move).not.toHaveBeenCalled();
+
+  const updated = await admin('tenant', 'update', '--tenant', tenant_id, '--burst', '12');
+  expect(updated).toMatchObject({ tenant_id, record_quota: 9, rate: 3, burst: 12 });
+  // The key with its own rate and burst, and the revoked key, are not in a plan of the tenant's limits.
+  expect(move.mock.calls).toEqual([
+    [first, { rate: 3, burst: 12 }],
+    [ownRate.key_id, { rate: 7, burst: 12 }],
+  ]);
+  expect(move.mock.calls.map(([keyId]) => keyId)).not.toContain(ownBoth.key_id);
+});
+
+test('when a move fails, the tenant is updated and the error names the key; running the update again retries every key', async () => {
+  const { tenant_id, key_id } = await admin('tenant', 'create', '--name', 'acme');
+  move.mockRejectedValueOnce(new Error('TooManyRequestsException'));
+  const error = await failure(['tenant', 'update', '--tenant', tenant_id, '--rate', '5']);
+  expect(error).toMatchObject({ code: 'gateway_error', details: { tenant_id, key_id } });
+  expect(error.message).toContain('Run the same tenant update again');
+  expect((await sqlite.keys.getTenant(tenant_id))!.limits.rate).toBe(5);
+
+  await admin('tenant', 'update', '--tenant', tenant_id, '--rate', '5');
+  expect(move.mock.calls).toEqual([
+    [key_id, { rate: 5, burst: 40 }],
+    [key_id, { rate: 5, burst: 40 }],
+  ]);
+});
+
+test('tenant delete disables every key of the tenant in API Gateway before it erases; if that fails nothing is erased', async () => {
+  const { tenant_id, key_id } = await admin('tenant', 'create', '--name', 'acme');
+  const other = await admin('key', 'create', '--tenant', tenant_id);
+  disable.mockRejectedValueOnce(new Error('AccessDeniedException'));
+  const error = await failure(['tenant', 'delete', '--tenant', tenant_id, '--confirm']);
+  expect(error).toMatchObject({ code: 'gateway_error', details: { tenant_id, key_id } });
+  expect(error.message).toContain('Nothing was erased');
+  expect(await sqlite.keys.getTenant(tenant_id)).not.toBeNull();
+
+  const report = await admin('tenant', 'delete', '--tenant', tenant_id, '--confirm');
+  expect(report).toMatchObject({ tenant_id, removed: { records: 0, api_keys: 2 }, api_gateway_keys_disabled: 2 });
+  expect(disable.mock.calls.slice(1)).toEqual([[key_id], [other.key_id]]);
+  expect(await sqlite.keys.getTenant(tenant_id)).toBeNull();
+});
+
 describe('openAdminStores', () => {
   const GATEWAY = { MEMORY_API_ID: 'a1b2c3d4e5', MEMORY_API_STAGE: 'prod', MEMORY_DEFAULT_USAGE_PLAN_ID: 'plan-default' };
 
@@ -125,6 +180,8 @@ describe('openAdminStores', () => {
     try {
       expect(onAws.gateway).toBeInstanceOf(ApiGatewayKeyRegistry);
       expect(withoutGateway.gateway).toBeNull();
+      // export, import and tenant delete need the records too, on every backend.
+      expect(onAws.records).toBeInstanceOf(DynamoDbRecordStore);
     } finally {
       onAws.close();
       withoutGateway.close();
