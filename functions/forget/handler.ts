@@ -43,7 +43,9 @@ export function createForgetHandler({ records, logger, metrics, now = () => new 
       return jsonResult(200, deleted);
     }
     // POST /api/v1/forget: the only route here with a body.
-    const { dry_run = false, ...selectors } = parseForgetInput(readJsonBody(event));
+    const { dry_run = false, ids, ...rest } = parseForgetInput(readJsonBody(event));
+    // Ids compare as the stores keep them (lowercase); one that cannot be a record id matches nothing.
+    const selectors = ids === undefined ? rest : { ...rest, ids: ids.map(recordIdOf).filter((id) => id !== null) };
     const outcome = await records.forget(tenantId, selectors, { dryRun: dry_run, at: now() });
     if (outcome.kind === 'job') {
       usage.recordsDeleted(tenantId, outcome.matched);

@@ -175,7 +175,7 @@ export const listParamsSchema = z.object({
   client: searchParamsSchema.shape.client,
   since: searchParamsSchema.shape.since,
   until: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).' }),
-  order: z.enum(LIST_ORDERS).optional().meta({ description: 'desc (the default): newest first; asc: oldest first. By created_at, then id.' }),
+  order: z.enum(LIST_ORDERS, { error: 'must be desc or asc' }).optional().meta({ description: 'desc (the default): newest first; asc: oldest first. By created_at, then id.' }),
   limit: limitParam.meta({ description: `Records per page, 1 to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
   cursor: z.string().optional().meta({
     description:
@@ -212,9 +212,11 @@ export const forgetInputSchema = z
     type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
     before: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
     ids: z
-      .array(z.string().max(64))
-      .min(1)
-      .max(FORGET_IDS_MAX)
+      .array(z.string({ error: 'must be an array of record ids (strings)' }).max(64, { error: 'must be record ids, of at most 64 characters' }), {
+        error: 'must be an array of record ids',
+      })
+      .min(1, { error: `must hold 1 to ${FORGET_IDS_MAX} ids` })
+      .max(FORGET_IDS_MAX, { error: `must hold 1 to ${FORGET_IDS_MAX} ids` })
       .optional()
       .meta({ description: `Only the records with these ids: 1 to ${FORGET_IDS_MAX}. Ids that name no record of the tenant match nothing.` }),
     dry_run: z.boolean().optional().meta({ description: 'true: delete nothing, and say how many records would go.' }),

@@ -176,11 +176,10 @@ class TermWriter {
       // the encoded open block by copying bytes, without decoding it.
       this.openBytes = appendPostings(this.openBytes, fresh);
       this.head.df += fresh.length;
+    } else if (sign > 0) {
+      for (const posting of fresh) this.add(posting);
     } else {
-      for (const posting of fresh) {
-        if (sign > 0) this.add(posting);
-        else this.remove(posting.doc);
-      }
+      this.removeAll(fresh.map((p) => p.doc));
     }
     if (mergedTo !== undefined) this.head.merged = Math.max(this.head.merged, mergedTo);
     this.seal();
@@ -200,15 +199,37 @@ class TermWriter {
     this.head.df++;
   }
 
-  private remove(doc: number): void {
-    const removed = doc > this.head.sealedLast ? removeSorted(this.open, doc) : this.changeSealed(doc, (list) => removeSorted(list, doc));
-    if (removed) this.head.df--;
+  /**
+   * Removes the documents' postings: those of one sealed block in one rewrite of it, however many they are
+   * (a forget removes many documents at once), the blocks from the last to the first so that a block that
+   * empties and leaves the list moves none still to be rewritten.
+   */
+  private removeAll(docs: readonly number[]): void {
+    const bySealed = new Map<number, number[]>();
+    for (const doc of docs) {
+      if (doc > this.head.sealedLast) {
+        if (removeSorted(this.open, doc)) this.head.df--;
+        continue;
+      }
+      const i = firstAtOrAfter(this.loadMetas(), doc);
+      let group = bySealed.get(i);
+      if (!group) bySealed.set(i, (group = []));
+      group.push(doc);
+    }
+    for (const i of [...bySealed.keys()].sort((a, b) => b - a)) {
+      const removed = this.changeSealedAt(i, (list) => bySealed.get(i)!.filter((doc) => removeSorted(list, doc)).length);
+      this.head.df -= removed;
+    }
   }
 
   /** Applies `edit` to the sealed block that covers `doc`, splitting it when it grew to twice the block size. */
   private changeSealed<T>(doc: number, edit: (postings: Posting[]) => T): T {
+    return this.changeSealedAt(firstAtOrAfter(this.loadMetas(), doc), edit);
+  }
+
+  /** Applies `edit` to the i-th sealed block. */
+  private changeSealedAt<T>(i: number, edit: (postings: Posting[]) => T): T {
     const metas = this.loadMetas();
-    const i = firstAtOrAfter(metas, doc);
     const meta = metas[i]!;
     const scores = this.storage.block(this.tenant, this.term, meta.last);
     const positions = this.storage.positions(this.tenant, this.term, meta.last);

@@ -54,7 +54,8 @@ describe('records by id', () => {
       client: 'acme',
       created_at: w.created_at,
       metadata,
-      classification: null,
+      // The background worker may have classified it already.
+      classification: r.body.classification === null ? null : expect.objectContaining({ type: expect.any(String), model: expect.any(String) }),
     });
     expect(Object.keys(r.body)).toEqual(['id', 'agent_id', 'type', 'title', 'body', 'client', 'created_at', 'metadata', 'classification']);
     expect((await api.request('GET', `/api/v1/record/${w.id.toUpperCase()}`)).body.id).toBe(w.id);
@@ -154,7 +155,8 @@ describe('forget', () => {
     expect((await forget({ agent_id: 'x', dry_run: true })).body).toEqual({ matched: 2, deleted: 0, dry_run: true });
     expect((await api.request('GET', x1.location)).status).toBe(200);
     expect((await forget({ agent_id: 'x', type: 'decision' })).body).toEqual({ matched: 1, deleted: 1, dry_run: false });
-    expect((await forget({ ids: [x2.id, y.id], type: 'fact' })).body).toEqual({ matched: 1, deleted: 1, dry_run: false });
+    // Ids as UUIDs compare: in capitals too; one that cannot be an id matches nothing.
+    expect((await forget({ ids: [x2.id.toUpperCase(), y.id, 'not-an-id'], type: 'fact' })).body).toEqual({ matched: 1, deleted: 1, dry_run: false });
     const z = await write({ agent_id: 'x' });
     expect(await listAll({ order: 'asc' })).toEqual([y.id, z.id]);
     expect((await forget({ before: z.created_at })).body).toEqual({ matched: 1, deleted: 1, dry_run: false });
@@ -173,6 +175,7 @@ describe('forget', () => {
   ])('%j is 400 %s', async (body, error) => {
     const r = await forget(body);
     expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error });
+    expect(r.body.message).not.toMatch(/Invalid|expected/);
   });
 });
 
