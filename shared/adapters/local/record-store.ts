@@ -265,7 +265,7 @@ export class SqliteRecordStore implements RecordStore {
 }
 
 /** Work per transaction of a forget, about: other writers wait about this long for it at most. */
-const FORGET_SLICE_MS = 50;
+const FORGET_SLICE_MS = 100;
 
 /** A listing's filters as SQL conditions on `records` and their values in order (the tenant apart). */
 function filterConditions(filters: RecordFilters): { where: string[]; values: unknown[] } {
