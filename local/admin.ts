@@ -29,8 +29,8 @@ const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] [--cr
   export --tenant <tenant_id>                   > records.ndjson
   import --tenant <tenant_id> [--file <path>]   (without --file, from stdin)
 
-Every command prints JSON on stdout. Errors print {"error", "message"} on stderr and exit with 1
-(2 for a malformed command). It reads the same settings as the server: MEMORY_BACKEND (default sqlite),
+Every command prints JSON on stdout (export: NDJSON). Errors print {"error", "message"} on stderr and exit
+with 1 (2 for a malformed command); every line on stderr is JSON. It reads the same settings as the server: MEMORY_BACKEND (default sqlite),
 MEMORY_DATA_DIR (default ./.memory) for SQLite; DYNAMODB_ENDPOINT, AWS_REGION and the MEMORY_*_TABLE
 names for DynamoDB. --backend overrides MEMORY_BACKEND.
 
