@@ -53,48 +53,44 @@ export async function countRecords(records: RecordStore, tenantId: string, optio
   return total;
 }
 
-/**
- * Writes every record of the tenant to `out` as NDJSON, oldest first, each line the API's record shape
- * (`publicRecord`, with `classification`); returns how many. A page is written as one chunk, and the next
- * page is read only once `out` has taken it (`drain`), so a slow reader slows the export instead of
- * filling memory. A failed `out` (a closed pipe) ends the export with its error.
- */
-export async function exportRecords(records: RecordStore, tenantId: string, out: Writable, options: StreamOptions = {}): Promise<number> {
-  const { pageSize = PAGE_SIZE, every = PROGRESS_EVERY } = options;
-  // Without a listener, a closed pipe's error would end the process before the export could report it.
-  const noted = () => undefined;
-  out.on('error', noted);
-  try {
-    let total = 0;
-    for await (const page of pages(records, tenantId, pageSize)) {
-      let chunk = '';
-      for (const record of page) chunk += `${JSON.stringify(publicRecord(record))}\n`;
-      await send(out, chunk);
-      const before = total;
-      total += page.length;
-      if (Math.floor(total / every) > Math.floor(before / every)) options.progress?.(`export: ${total} records written`);
-    }
-    return total;
-  } finally {
-    out.off('error', noted);
+/** The output of an export failed or was closed (a reader that went away: `export … | head`). */
+export class OutputFailed extends Error {
+  constructor(cause: unknown) {
+    super(`the output failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
 
-/** Writes a chunk; resolves once `out` can take more, rejects when it fails or closes first. */
-async function send(out: Writable, chunk: string): Promise<void> {
-  if (out.errored) throw out.errored;
-  if (out.destroyed || out.writableEnded) throw new Error('the output was closed');
-  if (out.write(chunk)) return;
-  await new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error) => {
-      out.off('drain', drained).off('error', failed).off('close', closed);
-      if (error) reject(error);
-      else resolve();
-    };
-    const drained = () => settle();
-    const failed = (error: Error) => settle(error);
-    const closed = () => settle(out.errored ?? new Error('the output was closed'));
-    out.on('drain', drained).on('error', failed).on('close', closed);
+/**
+ * Writes every record of the tenant to `out` as NDJSON, oldest first, each line the API's record shape
+ * (`publicRecord`, with `classification`); returns how many. A page is written as one chunk, and the next
+ * page is read only once `out` has taken that chunk (its write callback, which comes with `drain` when a
+ * page is larger than the stream's buffer), so a slow reader slows the export instead of filling memory.
+ * A failed or closed `out` ends the export with OutputFailed.
+ */
+export async function exportRecords(records: RecordStore, tenantId: string, out: Writable, options: StreamOptions = {}): Promise<number> {
+  const { pageSize = PAGE_SIZE, every = PROGRESS_EVERY } = options;
+  // The write callback reports a failed write; without a listener its 'error' event would end the process.
+  const ignored = () => undefined;
+  out.on('error', ignored);
+  let total = 0;
+  for await (const page of pages(records, tenantId, pageSize)) {
+    let chunk = '';
+    for (const record of page) chunk += `${JSON.stringify(publicRecord(record))}\n`;
+    await send(out, chunk);
+    const before = total;
+    total += page.length;
+    if (Math.floor(total / every) > Math.floor(before / every)) options.progress?.(`export: ${total} records written`);
+  }
+  // Only now: a failed write's 'error' event may still be on its way.
+  out.off('error', ignored);
+  return total;
+}
+
+/** Writes a chunk and resolves once `out` has taken it; rejects with OutputFailed when it cannot. */
+function send(out: Writable, chunk: string): Promise<void> {
+  if (out.errored || out.destroyed || out.writableEnded) return Promise.reject(new OutputFailed(out.errored ?? 'it was closed'));
+  return new Promise((resolve, reject) => {
+    out.write(chunk, (error) => (error ? reject(new OutputFailed(error)) : resolve()));
   });
 }
 

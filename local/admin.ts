@@ -11,7 +11,7 @@ import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
 import type { ApiKeyInfo, Limits, Tenant } from '../shared/domain/tenant.js';
 import { codePoints, isBlank } from '../shared/domain/text.js';
 import type { ErasedCounts } from '../shared/ports.js';
-import { countRecords, exportRecords, ImportInterrupted, importRecords } from './admin-records.js';
+import { countRecords, exportRecords, ImportInterrupted, importRecords, OutputFailed } from './admin-records.js';
 import { NoDatabaseError, openAdminStores, type AdminStores } from './backends.js';
 import { loadConfig, type LocalConfig } from './config.js';
 import { createTenantWithKey, issueKey, type IssuedKey } from './tenants.js';
@@ -400,8 +400,8 @@ export async function adminCommand(
         try {
           exported = await exportRecords(stores.records, tenant.tenant_id, io.stdout, { progress });
         } catch (error) {
-          if (!io.stdout.errored && !io.stdout.destroyed) throw error;
-          throw new CliError('output_closed', `the export stopped: its output failed or was closed (${causeOf(error)})`);
+          if (!(error instanceof OutputFailed)) throw error;
+          throw new CliError('output_closed', `the export stopped before its end: ${error.message}`);
         }
         jsonLine(io.stderr, { exported, tenant_id: tenant.tenant_id });
         return undefined;

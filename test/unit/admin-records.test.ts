@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Readable, Writable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
-import { checkLine, exportRecords, importRecords, ndjsonLines } from '../../local/admin-records.js';
+import { checkLine, exportRecords, importRecords, ndjsonLines, OutputFailed } from '../../local/admin-records.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { publicRecord, type StoredRecord } from '../../shared/domain/record.js';
 
@@ -179,6 +179,8 @@ describe('exportRecords', () => {
         done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
       },
     });
-    await expect(exportRecords(sqlite.records, tenant, out, { pageSize: 1 })).rejects.toThrow('EPIPE');
+    const error = await exportRecords(sqlite.records, tenant, out, { pageSize: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutputFailed);
+    expect(error).toMatchObject({ message: 'the output failed: write EPIPE', cause: { code: 'EPIPE' } });
   });
 });
