@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MIGRATIONS } from '../../shared/adapters/local/database.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
+import { NEWEST_TABLE_SQL } from '../../shared/adapters/local/newest.js';
 import type { InlineMerger } from '../../shared/adapters/local/search-merger.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 
@@ -83,13 +84,38 @@ test('a database of the engine before search_newest gets it, for every merged re
   (merged.merger as InlineMerger).mergeAll();
   merged.close();
   const db = new Database(file);
-  db.exec('DROP TABLE search_newest');
-  db.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+  // Back to the schema before search_newest: without it, and with the listing indexes of then.
+  db.exec(`
+    DROP TABLE search_newest;
+    DROP INDEX records_tenant_created;
+    DROP INDEX records_tenant_agent_created;
+    CREATE INDEX records_tenant_recent ON records(tenant_id, created_at DESC, seq DESC);
+    CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
+  `);
+  db.pragma(`user_version = ${MIGRATIONS.indexOf(NEWEST_TABLE_SQL)}`);
   db.close();
   const sqlite = openSqliteAdapters(file);
   try {
     expect(newestRows(sqlite.db)).toHaveLength(6);
     expect(newestRows(sqlite.db)).toEqual(expectedNewest(sqlite.db));
+  } finally {
+    sqlite.close();
+  }
+});
+
+test('a database of before the listing gets its listing indexes on open, and lists in (created_at, id) order', async () => {
+  const file = join(dir, 'memory.db');
+  versionTwoDatabase(file, 300);
+  const sqlite = openSqliteAdapters(file);
+  try {
+    const indexes = sqlite.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' ORDER BY name").pluck().all();
+    expect(indexes).toEqual(expect.arrayContaining(['records_tenant_agent_created', 'records_tenant_created']));
+    expect(indexes).not.toContain('records_tenant_recent');
+    const plan = sqlite.db
+      .prepare("EXPLAIN QUERY PLAN SELECT * FROM records WHERE tenant_id = 'x' AND (created_at, id) < ('a', 'b') ORDER BY created_at DESC, id DESC LIMIT 5")
+      .all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING INDEX records_tenant_created/);
+    expect(plan.map((p) => p.detail).join('\n')).not.toMatch(/TEMP B-TREE/);
   } finally {
     sqlite.close();
   }
