@@ -1,5 +1,5 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { RecordFilters } from '../../../domain/listing.js';
+import { positionBefore, type RecordFilters } from '../../../domain/listing.js';
 import type { StoredRecord } from '../../../domain/record.js';
 import { RECORD_SHARDS } from './record-item.js';
 import { recordFromItem } from './record-item.js';
@@ -104,10 +104,11 @@ export function shardKeys(tenantId: string): string[] {
 }
 
 /**
- * The first `limit` records of the tenant in the read's order: each of the 16 partitions gives its first
- * `limit` that pass, read side by side, and the merge of those is exact, since no record past a partition's
- * first `limit` can be among the first `limit` of all. Costs at least 16 requests, and a filter that few
- * records pass makes each partition read on until it has `limit` of them or ends.
+ * The first `limit` records of the tenant in the read's order: a merge of the 16 partitions' ordered reads.
+ * Each partition is read a page at a time, and a page is asked for only when the merge needs it (the
+ * partition's next record could be the next of all): with records spread evenly, a listing of `limit` reads
+ * about 2 × `limit` items in 16 requests, read side by side. A filter that few records pass makes a
+ * partition read on until it has one that passes or ends, so a rare filter reads much of the tenant.
  */
 export async function firstRecords(
   db: DynamoDBDocumentClient,
@@ -116,19 +117,34 @@ export async function firstRecords(
   read: Omit<ShardRead, 'pageSize'>,
   limit: number,
 ): Promise<StoredRecord[]> {
-  const perShard = await Promise.all(
-    shardKeys(tenantId).map(async (pk) => {
-      const found: StoredRecord[] = [];
-      for await (const page of shardRecords(db, table, pk, { ...read, pageSize: limit })) {
-        found.push(...page);
-        if (found.length >= limit) break;
-      }
-      return found.slice(0, limit);
-    }),
-  );
-  const sign = read.order === 'asc' ? 1 : -1;
-  return perShard
-    .flat()
-    .sort((a, b) => sign * (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .slice(0, limit);
+  const pageSize = Math.max(4, Math.ceil((2 * limit) / RECORD_SHARDS));
+  const shards = shardKeys(tenantId).map((pk) => ({
+    pages: shardRecords(db, table, pk, { ...read, pageSize }),
+    buffer: [] as StoredRecord[],
+    done: false,
+  }));
+  type Shard = (typeof shards)[number];
+  // A partition that is not done always has a record buffered, so the merge can compare them all.
+  const fill = async (shard: Shard) => {
+    while (shard.buffer.length === 0 && !shard.done) {
+      const next = await shard.pages.next();
+      if (next.done) shard.done = true;
+      else shard.buffer.push(...next.value);
+    }
+  };
+  const first = (a: StoredRecord, b: StoredRecord) => (read.order === 'asc' ? positionBefore(a, b) : positionBefore(b, a));
+  await Promise.all(shards.map(fill));
+  const out: StoredRecord[] = [];
+  try {
+    while (out.length < limit) {
+      let best: Shard | undefined;
+      for (const shard of shards) if (shard.buffer.length > 0 && (!best || first(shard.buffer[0]!, best.buffer[0]!))) best = shard;
+      if (!best) break;
+      out.push(best.buffer.shift()!);
+      await fill(best);
+    }
+  } finally {
+    await Promise.all(shards.map((shard) => shard.pages.return(undefined)));
+  }
+  return out;
 }
