@@ -576,7 +576,7 @@ async function deleteTenant(stores: AdminStores, config: LocalConfig, tenant: Te
     ...(stores.gateway ? { api_gateway_keys_disabled: tenantKeys.length } : {}),
     search_index: config.aws
       ? "each record's entry leaves the search index when its delete reaches the indexer through the table's stream (within seconds)"
-      : 'the entries of every record were removed with it, in the same transaction',
+      : "the tenant's search index (its postings and statistics, search_index_rows) was removed after its records",
     kept: `the usage counters: usage --tenant ${id} still shows the months it used, for billing`,
   };
 }

@@ -241,7 +241,12 @@ function dataCommands(backend: () => Backend) {
     expect(deleted.json).toEqual({
       tenant_id: doomed.tenant_id,
       name: 'doomed',
-      removed: { records: 5, idempotency_keys: 0, api_keys: 2, ...(backend().name === 'sqlite' ? { classification_jobs: expect.any(Number) } : {}) },
+      removed: {
+        records: 5,
+        idempotency_keys: 0,
+        api_keys: 2,
+        ...(backend().name === 'sqlite' ? { classification_jobs: expect.any(Number), search_index_rows: expect.any(Number) } : {}),
+      },
       search_index: expect.any(String),
       kept: expect.stringContaining('usage counters'),
     });

@@ -32,7 +32,9 @@ export class SqliteRecordStore implements RecordStore {
   private readonly deleteTx;
   private readonly forgetSliceTx;
   private readonly importTx;
-  private readonly eraseTx;
+  private readonly eraseSliceTx;
+  private readonly eraseIndexSliceTx;
+  private readonly eraseRestTx;
   private readonly statements = new Map<string, Statement>();
   private readonly getStmt;
   private readonly classifyStmt;
@@ -146,24 +148,38 @@ export class SqliteRecordStore implements RecordStore {
       return result;
     });
 
-    this.eraseTx = db.transaction((tenantId: string): ErasedCounts => {
-      const key = db.prepare<[string], number>('SELECT key FROM search_tenants WHERE tenant = ?').pluck().get(tenantId);
-      if (key !== undefined) {
-        for (const table of ['search_heads', 'search_metas', 'search_blocks', 'search_positions']) {
-          db.prepare(`DELETE FROM ${table} WHERE tkey = ?`).run(key);
-        }
-        db.prepare('DELETE FROM search_tenants WHERE key = ?').run(key);
-      }
-      db.prepare('DELETE FROM search_newest WHERE tenant_id = ?').run(tenantId);
-      const records = db.prepare('DELETE FROM records WHERE tenant_id = ?').run(tenantId).changes;
+    // A tenant's erase goes a slice at a time too, so that the server's writes (another process, when the
+    // admin CLI erases) wait for one slice at most. The records first, then, once none is left for a merge
+    // to take in, the tenant's index and everything else that names it.
+    const eraseRecords = db.prepare<[string, number]>(
+      'DELETE FROM records WHERE seq IN (SELECT seq FROM records INDEXED BY records_tenant_created WHERE tenant_id = ? LIMIT ?)',
+    );
+    const bumpTail = db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1');
+    this.eraseSliceTx = db.transaction((tenantId: string): number => {
+      const gone = eraseRecords.run(tenantId, ERASE_SLICE_ROWS).changes;
       // The searches' tail caches and a merge under way read the records above the mark again (search-merge.ts).
-      db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1').run();
-      return {
-        records,
-        classification_jobs: db.prepare('DELETE FROM classification_jobs WHERE tenant_id = ?').run(tenantId).changes,
-        idempotency_keys: db.prepare('DELETE FROM idempotency_keys WHERE tenant_id = ?').run(tenantId).changes,
-      };
+      if (gone > 0) bumpTail.run();
+      return gone;
     });
+    const tenantKey = db.prepare<[string], number>('SELECT key FROM search_tenants WHERE tenant = ?').pluck();
+    const indexSlices = ['search_heads', 'search_metas', 'search_blocks', 'search_positions'].map((table) =>
+      db.prepare<[number, number]>(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE tkey = ? LIMIT ?)`),
+    );
+    this.eraseIndexSliceTx = db.transaction((tenantId: string): number => {
+      const key = tenantKey.get(tenantId);
+      if (key === undefined) return 0;
+      let left = ERASE_SLICE_ROWS;
+      for (const slice of indexSlices) left -= slice.run(key, left).changes;
+      if (left > 0) {
+        db.prepare('DELETE FROM search_tenants WHERE key = ?').run(key);
+        db.prepare('DELETE FROM search_newest WHERE tenant_id = ?').run(tenantId);
+      }
+      return ERASE_SLICE_ROWS - left;
+    });
+    this.eraseRestTx = db.transaction((tenantId: string) => ({
+      classification_jobs: db.prepare('DELETE FROM classification_jobs WHERE tenant_id = ?').run(tenantId).changes,
+      idempotency_keys: db.prepare('DELETE FROM idempotency_keys WHERE tenant_id = ?').run(tenantId).changes,
+    }));
 
     this.commits = groupCommitOf(db);
     this.getStmt = db.prepare<[string, string], RecordRow>('SELECT * FROM records WHERE tenant_id = ? AND id = ?');
@@ -248,8 +264,20 @@ export class SqliteRecordStore implements RecordStore {
     return result;
   }
 
-  async eraseTenant(tenantId: string): Promise<ErasedCounts> {
-    return this.commits.submit(() => this.eraseTx(tenantId));
+  async eraseTenant(tenantId: string, progress?: (line: string) => void): Promise<ErasedCounts> {
+    let records = 0;
+    for (let gone = -1; gone !== 0; ) {
+      gone = await this.commits.submit(() => this.eraseSliceTx(tenantId));
+      records += gone;
+      if (gone > 0) progress?.(`records: ${records} deleted`);
+    }
+    let indexRows = 0;
+    for (let gone = -1; gone !== 0; ) {
+      gone = await this.commits.submit(() => this.eraseIndexSliceTx(tenantId));
+      indexRows += gone;
+    }
+    const rest = await this.commits.submit(() => this.eraseRestTx(tenantId));
+    return { records, search_index_rows: indexRows, ...rest };
   }
 
   private statement(sql: string): Statement {
@@ -266,6 +294,9 @@ export class SqliteRecordStore implements RecordStore {
 
 /** Work per transaction of a forget, about: other writers wait about this long for it at most. */
 const FORGET_SLICE_MS = 100;
+
+/** Rows per transaction of a tenant's erase. */
+const ERASE_SLICE_ROWS = 2000;
 
 /** A listing's filters as SQL conditions on `records` and their values in order (the tenant apart). */
 function filterConditions(filters: RecordFilters): { where: string[]; values: unknown[] } {
