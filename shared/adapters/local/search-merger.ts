@@ -33,8 +33,7 @@ export const DEFAULT_MERGE_POLICY: MergePolicy = { minDocs: 4096, maxDelayMs: 10
 /**
  * Merges on the connection's own thread, between other work (setImmediate), for the processes that write
  * little or have no thread to spare: the tests and the AWS-shaped mode's index (the admin CLI leaves merging
- * to the server: local/backends.ts). Each merge is
- * one batch in one step.
+ * to the server: local/backends.ts). Each merge is one batch in one step.
  */
 export class InlineMerger implements SearchMerger {
   private readonly merge: SearchMerge;
