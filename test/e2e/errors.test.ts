@@ -380,9 +380,12 @@ describe('404 not_found and 405 method_not_allowed', () => {
   });
 
   test.each([
-    ['GET', '/api/v1/record', 'POST'],
-    ['PUT', '/api/v1/record', 'POST'],
-    ['DELETE', '/api/v1/record', 'POST'],
+    ['PUT', '/api/v1/record', 'POST, GET, HEAD'],
+    ['DELETE', '/api/v1/record', 'POST, GET, HEAD'],
+    ['POST', '/api/v1/record/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD, DELETE'],
+    ['PUT', '/api/v1/record/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD, DELETE'],
+    ['GET', '/api/v1/forget', 'POST'],
+    ['DELETE', '/api/v1/forget/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD'],
     ['POST', '/api/v1/query', 'GET, HEAD'],
     ['GET', '/v1/classify', 'POST'],
     ['GET', '/api/v1/classify', 'POST'],

@@ -142,7 +142,8 @@ describe('HEAD answers as GET does, without a body', () => {
 
   test('a route that answers GET lists HEAD in Allow; one that answers POST does not', async () => {
     expect((await api.request('POST', '/api/v1/query', { body: {} })).headers.get('allow')).toBe('GET, HEAD');
-    expect((await api.request('HEAD', '/api/v1/record')).headers.get('allow')).toBe('POST');
+    expect((await api.request('HEAD', '/api/v1/forget')).headers.get('allow')).toBe('POST');
+    expect((await api.request('POST', '/api/v1/forget/x', { body: {} })).headers.get('allow')).toBe('GET, HEAD');
   });
 });
 

@@ -181,6 +181,20 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         await expect(put(tenantA, {}, 2)).rejects.toMatchObject({ code: 'record_quota_exceeded' });
       });
 
+      test('a write retried under its idempotency key after its record was deleted replays the first answer, and stores nothing', async () => {
+        clock += 1;
+        const record = newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 'Once', body: 'only once' }, new Date(clock));
+        const idempotency = { key: 'retry-after-delete', requestHash: 'h1' };
+        const first = await f.records.create(tenantA, record, { recordQuota: 10, month: MONTH, idempotency });
+        await f.records.delete(tenantA, record.id);
+        const again = newRecord(tenantA, { agent_id: 'a', type: 'fact', title: 'Once', body: 'only once' }, new Date(clock + 5));
+        const replay = await f.records.create(tenantA, again, { recordQuota: 10, month: MONTH, idempotency });
+        expect(replay).toEqual({ receipt: first.receipt, replayed: true });
+        expect(await f.records.get(tenantA, record.id)).toBeNull();
+        expect(await f.records.get(tenantA, again.id)).toBeNull();
+        expect((await f.usage.list(MONTH, tenantA))[0]).toMatchObject({ records: 1 });
+      });
+
       test("delete names the tenant: another tenant's id, or an unknown one, deletes nothing", async () => {
         const r = await put(tenantA, { title: 'Dark mode on' });
         expect(await f.records.delete(tenantB, r.id)).toBeNull();

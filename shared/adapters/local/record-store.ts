@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
 import type { ListRequest, RecordFilters } from '../../domain/listing.js';
-import { receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
+import { idMillis, receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
 import type {
   CreateRecordOptions,
   CreateRecordResult,
@@ -73,8 +73,14 @@ export class SqliteRecordStore implements RecordStore {
           if (previous.request_hash !== claim.requestHash) {
             throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request');
           }
-          const receipt = receiptById.get(tenantId, previous.record_id);
-          if (receipt) return { receipt: receiptOf(receipt), replayed: true };
+          // The first answer again, even when its record was deleted since (as on DynamoDB): a retry must
+          // not bring a deleted record back. A UUIDv7 carries its creation millisecond.
+          const receipt = receiptById.get(tenantId, previous.record_id) ?? {
+            id: previous.record_id,
+            created_at: new Date(idMillis(previous.record_id)).toISOString(),
+            tenant_id: tenantId,
+          };
+          return { receipt: receiptOf(receipt), replayed: true };
         }
       }
       if (countRecord.run({ tenant: tenantId, month: options.month, quota: options.recordQuota }).changes === 0) {
