@@ -111,12 +111,14 @@ export const MIGRATIONS: readonly string[] = [
   // Listing pages by (created_at, id) (docs/api.md, "Listing"): the tenant's index by creation time and the
   // agent's end in the id instead of the seq, so that a page is one range of an index in the listing's own
   // order, whatever the filters' selectivity. The same number of indexes; the agent's still holds the seq
-  // (the rowid is in every index), which the search's agent set reads.
+  // (the rowid is in every index), which the search's agent set reads. And the classification jobs by
+  // record, which a delete removes with its record: without it, each delete read every pending job.
   `
   DROP INDEX records_tenant_recent;
   DROP INDEX records_tenant_agent_recent;
   CREATE INDEX records_tenant_created ON records(tenant_id, created_at, id);
   CREATE INDEX records_tenant_agent_created ON records(tenant_id, agent_id, created_at, id);
+  CREATE INDEX classification_jobs_record ON classification_jobs(tenant_id, record_id);
   `,
 ];
 
