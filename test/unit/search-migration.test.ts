@@ -89,6 +89,7 @@ test('a database of the engine before search_newest gets it, for every merged re
     DROP TABLE search_newest;
     DROP INDEX records_tenant_created;
     DROP INDEX records_tenant_agent_created;
+    DROP INDEX classification_jobs_record;
     CREATE INDEX records_tenant_recent ON records(tenant_id, created_at DESC, seq DESC);
     CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
   `);
