@@ -167,13 +167,18 @@ export class DynamoDbRecordStore implements RecordStore {
     const matches = (r: StoredRecord) => forgetMatches(r, selectors, cutoff) && !hidden(r);
     const found: StoredRecord[] = [];
     let matched = 0;
-    for await (const page of this.candidates(tenantId, selectors, cutoff)) {
-      for (const record of page) {
-        if (!matches(record)) continue;
-        matched++;
-        if (matched <= FORGET_SYNC_MAX) found.push(record);
-      }
-    }
+    // The partitions side by side: a forget counts what it matches before it answers, in a large tenant too.
+    await Promise.all(
+      this.candidates(tenantId, selectors, cutoff).map(async (pages) => {
+        for await (const page of pages) {
+          for (const record of page) {
+            if (!matches(record)) continue;
+            matched++;
+            if (matched <= FORGET_SYNC_MAX) found.push(record);
+          }
+        }
+      }),
+    );
     if (dryRun) return { kind: 'done', matched, deleted: 0 };
     if (matched <= FORGET_SYNC_MAX) return { kind: 'done', matched, deleted: await this.deleteEach(tenantId, found) };
     if (!this.forgetSink) return { kind: 'done', matched, deleted: await this.forgetAll(tenantId, selectors, cutoff) };
@@ -272,17 +277,24 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   /** The records a forget may match, page by page: the ids named, or the tenant's records created before the cutoff. */
-  private async *candidates(tenantId: string, selectors: ForgetSelectors, cutoff: string): AsyncGenerator<StoredRecord[]> {
+  /**
+   * The records a forget may match, page by page, one sequence of pages per partition: the ids named, or the
+   * tenant's records created before the cutoff that pass the equality selectors.
+   */
+  private candidates(tenantId: string, selectors: ForgetSelectors, cutoff: string): AsyncIterable<StoredRecord[]>[] {
     if (selectors.ids !== undefined) {
-      yield await this.fetch(tenantId, selectors.ids);
-      return;
+      const ids = selectors.ids;
+      const fetch = () => this.fetch(tenantId, ids);
+      return [(async function* () {
+        yield await fetch();
+      })()];
     }
     const before = selectors.before !== undefined && selectors.before < cutoff ? selectors.before : cutoff;
     const range: IdRange = { to: idPrefix(Date.parse(before)) };
     const equals = { agent_id: selectors.agent_id, type: selectors.type, client: selectors.client };
-    for (const pk of shardKeys(tenantId)) {
-      yield* shardRecords(this.db, this.tables.records, pk, { order: 'asc', range, equals, keep: () => true, pageSize: 500 });
-    }
+    return shardKeys(tenantId).map((pk) =>
+      shardRecords(this.db, this.tables.records, pk, { order: 'asc', range, equals, keep: () => true, pageSize: 1000 }),
+    );
   }
 
   /** Deletes what the selectors match, page by page, and reports each page's count. */
@@ -293,10 +305,12 @@ export class DynamoDbRecordStore implements RecordStore {
     counted?: (deleted: number) => Promise<void>,
   ): Promise<number> {
     let deleted = 0;
-    for await (const page of this.candidates(tenantId, selectors, cutoff)) {
-      const gone = await this.deleteEach(tenantId, page.filter((r) => forgetMatches(r, selectors, cutoff)));
-      deleted += gone;
-      await counted?.(gone);
+    for (const pages of this.candidates(tenantId, selectors, cutoff)) {
+      for await (const page of pages) {
+        const gone = await this.deleteEach(tenantId, page.filter((r) => forgetMatches(r, selectors, cutoff)));
+        deleted += gone;
+        await counted?.(gone);
+      }
     }
     return deleted;
   }
