@@ -13,6 +13,9 @@ export interface ForgetWorkerDeps {
   maxReceives: number;
 }
 
+/** How long before the Lambda timeout the worker stops a job's deletes, to report instead of being killed. */
+const STOP_MARGIN_MS = 30_000;
+
 /** The body of a forget job's message. */
 export const forgetMessageSchema = z.object({ tenant_id: z.string().min(1), job_id: z.string().min(1) });
 
@@ -25,10 +28,15 @@ export const forgetMessageSchema = z.object({ tenant_id: z.string().min(1), job_
 export function createForgetWorker({ records, logger, maxReceives }: ForgetWorkerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
 
+  /** The time left of the current invocation, in ms. */
+  let remaining = () => Infinity;
+
   const runOne = async (message: SQSRecord): Promise<void> => {
     const job = forgetMessageSchema.parse(JSON.parse(message.body));
     try {
-      const status = await records.runForgetJob(job.tenant_id, job.job_id);
+      // It stops with time to spare rather than be killed at the Lambda timeout, so that even on the last
+      // delivery the job is marked failed instead of left running; what it deleted stays deleted.
+      const status = await records.runForgetJob(job.tenant_id, job.job_id, { stop: () => remaining() < STOP_MARGIN_MS });
       if (!status) logger.warn('forget job not found; skipping', job);
       else logger.info('forget job finished', { ...job, ...status });
     } catch (error) {
@@ -41,5 +49,8 @@ export function createForgetWorker({ records, logger, maxReceives }: ForgetWorke
 
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger))
-    .handler(async (event, context) => processPartialResponse(event, runOne, processor, { context, throwOnFullBatchFailure: false }));
+    .handler(async (event, context) => {
+      remaining = () => context.getRemainingTimeInMillis();
+      return processPartialResponse(event, runOne, processor, { context, throwOnFullBatchFailure: false });
+    });
 }

@@ -1,4 +1,7 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { createForgetWorker } from '../../functions/forget-worker/handler.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +170,30 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
     expect(await records.runForgetJob(tenant, jobId)).toEqual(first);
     expect(await records.list(tenant, { filters: {}, order: 'asc', limit: 50 })).toEqual([later]);
     expect(await find()).toEqual([]);
+  });
+
+  test('the worker stops before its time is up: on an early delivery the job goes on at the next, on the last it is failed and what is left shows again', async () => {
+    const { tenant, records, written, sink } = await setUp(FORGET_SYNC_MAX + 40);
+    const outcome = await records.forget(tenant, { type: 'fact' }, { dryRun: false, at: new Date() });
+    const jobId = (outcome as { job_id: string }).job_id;
+    const worker = createForgetWorker({ records, logger: new Logger({ logLevel: 'SILENT' }), maxReceives: 2 });
+    const deliver = (receive: number, remainingMs: number) =>
+      worker(
+        { Records: [{ messageId: `m${receive}`, body: JSON.stringify(sink.waiting[0]), attributes: { ApproximateReceiveCount: String(receive) } }] } as never,
+        { ...lambdaContext('forget-worker'), getRemainingTimeInMillis: () => remainingMs },
+      );
+    // Almost out of time from the start: one page, then it stops and the message comes back.
+    expect((await deliver(1, 1000)).batchItemFailures).toHaveLength(1);
+    const partway = await records.forgetJob(tenant, jobId);
+    expect(partway).toMatchObject({ status: 'running', matched: written.length });
+    expect(partway!.deleted).toBeGreaterThan(0);
+    expect(partway!.deleted).toBeLessThan(written.length);
+    // The last delivery, out of time too: the job is failed, and the records it did not delete are back.
+    expect((await deliver(2, 1000)).batchItemFailures).toHaveLength(1);
+    const failed = await records.forgetJob(tenant, jobId);
+    expect(failed!.status).toBe('failed');
+    const left = await records.list(tenant, { filters: {}, order: 'asc', limit: 2000 });
+    expect(left.length).toBe(written.length - failed!.deleted);
   });
 
   test('a forget of at most FORGET_SYNC_MAX records finishes within the call, with no job', async () => {

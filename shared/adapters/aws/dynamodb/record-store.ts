@@ -197,12 +197,16 @@ export class DynamoDbRecordStore implements RecordStore {
   /**
    * The forget worker's step: deletes what the job matches, counting as it goes, and marks it done. Safe to
    * run again on the same job (SQS delivers at least once): what is gone already is not counted twice.
+   * `stop`, asked after each page, ends the step early with an error (the worker's time is nearly up).
    */
-  async runForgetJob(tenantId: string, jobId: string): Promise<ForgetJobStatus | null> {
+  async runForgetJob(tenantId: string, jobId: string, { stop = () => false }: { stop?: () => boolean } = {}): Promise<ForgetJobStatus | null> {
     const job = await this.jobs.get(tenantId, jobId);
     if (!job) return null;
     if (job.status === 'running') {
-      await this.forgetAll(tenantId, job.selectors, job.cutoff, (deleted) => this.jobs.counted(tenantId, jobId, deleted));
+      await this.forgetAll(tenantId, job.selectors, job.cutoff, async (deleted) => {
+        await this.jobs.counted(tenantId, jobId, deleted);
+        if (stop()) throw new Error('stopped before the time limit; the next delivery goes on where this one stopped');
+      });
       await this.jobs.finish(tenantId, jobId, { status: 'done' });
     }
     return this.forgetJob(tenantId, jobId);
