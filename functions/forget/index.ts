@@ -12,7 +12,7 @@ const forgetJobs = new SqsForgetSink(new SQSClient({ region: config.region }), r
 
 /** The Lambda entry of the deletes: `DELETE /api/v1/record/{id}`, `POST /api/v1/forget`, `GET /api/v1/forget/{job_id}`. */
 export const handler = createForgetHandler({
-  records: new DynamoDbRecordStore(documentClient(dynamoDbClient(config)), config.tables, Date.now, forgetJobs),
+  records: new DynamoDbRecordStore(documentClient(dynamoDbClient(config)), config.tables, Date.now, { jobs: forgetJobs }),
   logger: new Logger({ serviceName: config.serviceName }),
   metrics: new Metrics({ namespace: config.metricsNamespace, serviceName: config.serviceName }),
 });

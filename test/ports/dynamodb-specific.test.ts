@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TableCheckedSearch } from '../../shared/adapters/aws/dynamodb/checked-search.js';
-import { FORGET_SYNC_MAX } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
 import { SqliteDocumentIndex } from '../../shared/adapters/local/document-index.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
@@ -93,6 +92,7 @@ describeWithDynamoDb('DynamoDB adapters, beyond the port suite', (endpoint) => {
  * and then not told of the deletes, as when OpenSearch has not caught up.
  */
 describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoint) => {
+  const SYNC_MAX = 40;
   let t: TestTables;
   let dir: string;
   let index: ReturnType<typeof openSqliteAdapters>;
@@ -114,7 +114,8 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
   }
 
   async function setUp(n: number, sink = heldJobs()) {
-    const { keys, records } = dynamoDbAdapters(t.client, t.names, { forgetJobs: sink });
+    // A forget of more than SYNC_MAX records is a job here (FORGET_SYNC_MAX on AWS), so that the tests stay small.
+    const { keys, records } = dynamoDbAdapters(t.client, t.names, { forgetJobs: sink, forgetSyncMax: SYNC_MAX });
     const tenant = (await keys.createTenant({ name: 'n', limits: { ...LIMITS, recordQuota: 10_000 } })).tenant_id;
     const written = [];
     let at = Date.parse('2026-11-10T12:00:00.000Z');
@@ -144,10 +145,9 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
   });
 
   test('a large forget answers with a job, and what it matched is hidden from every read from then on, until the job deletes it', async () => {
-    const { tenant, records, written, find, sink } = await setUp(FORGET_SYNC_MAX + 11);
+    const { tenant, records, written, find, sink } = await setUp(SYNC_MAX + 11);
     const even = written.filter((r) => r.agent_id === 'even');
     const other = written.filter((r) => r.agent_id === 'odd');
-    // One more than a request may delete: 506 even records would not need a job, so forget by a wider selector.
     const outcome = await records.forget(tenant, { type: 'fact' }, { dryRun: false, at: new Date() });
     expect(outcome).toEqual({ kind: 'job', job_id: expect.any(String), matched: written.length });
     const jobId = (outcome as { job_id: string }).job_id;
@@ -173,7 +173,7 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
   });
 
   test('the worker stops before its time is up: on an early delivery the job goes on at the next, on the last it is failed and what is left shows again', async () => {
-    const { tenant, records, written, sink } = await setUp(FORGET_SYNC_MAX + 40);
+    const { tenant, records, written, sink } = await setUp(SYNC_MAX + 40);
     const outcome = await records.forget(tenant, { type: 'fact' }, { dryRun: false, at: new Date() });
     const jobId = (outcome as { job_id: string }).job_id;
     const worker = createForgetWorker({ records, logger: new Logger({ logLevel: 'SILENT' }), maxReceives: 2 });
@@ -196,7 +196,7 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
     expect(left.length).toBe(written.length - failed!.deleted);
   });
 
-  test('a forget of at most FORGET_SYNC_MAX records finishes within the call, with no job', async () => {
+  test('a forget of at most its threshold of records finishes within the call, with no job', async () => {
     const { tenant, records, written, find, sink } = await setUp(8);
     expect(await records.forget(tenant, { agent_id: 'even' }, { dryRun: false, at: new Date() })).toEqual({ kind: 'done', matched: 4, deleted: 4 });
     expect(sink.waiting).toEqual([]);

@@ -105,6 +105,14 @@ describe('indexer handler', () => {
     expect(f.enqueueCalls).toEqual([]);
   });
 
+  test('an INSERT that carries its classification (an imported record) is indexed with it and queues no job', async () => {
+    const f = fakes();
+    const imported = { ...record('dark mode'), classification: { type: 'decision' as const, confidence: 0.9, model: 'linear-v3', classified_at: at.toISOString() } };
+    expect(await f.run([insert(imported)])).toEqual({ batchItemFailures: [] });
+    expect(f.applyCalls).toEqual([[{ kind: 'upsert', record: imported }]]);
+    expect(f.enqueueCalls).toEqual([]);
+  });
+
   test('REMOVE deletes by the tenant and id of the old image', async () => {
     const f = fakes();
     const r = record('gone');

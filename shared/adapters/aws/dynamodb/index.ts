@@ -14,10 +14,10 @@ export interface DynamoDbAdapters {
 }
 
 /** Builds the DynamoDB adapters on one client and the configured table names; `forgetJobs` takes large forgets. */
-export function dynamoDbAdapters(client: DynamoDBClient, tables: TableNames, options: { forgetJobs?: ForgetJobSink } = {}): DynamoDbAdapters {
+export function dynamoDbAdapters(client: DynamoDBClient, tables: TableNames, options: { forgetJobs?: ForgetJobSink; forgetSyncMax?: number } = {}): DynamoDbAdapters {
   const db = documentClient(client);
   return {
-    records: new DynamoDbRecordStore(db, tables, Date.now, options.forgetJobs),
+    records: new DynamoDbRecordStore(db, tables, Date.now, { jobs: options.forgetJobs, ...(options.forgetSyncMax === undefined ? {} : { syncMax: options.forgetSyncMax }) }),
     keys: new DynamoDbKeyStore(db, tables.tenants),
     usage: new DynamoDbUsageMeter(db, tables.usage),
   };

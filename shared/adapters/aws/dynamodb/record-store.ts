@@ -59,8 +59,7 @@ export class DynamoDbRecordStore implements RecordStore {
     private readonly db: DynamoDBDocumentClient,
     private readonly tables: Pick<TableNames, 'records' | 'usage' | 'idempotency' | 'tenants'>,
     private readonly clock: () => number = Date.now,
-    /** Where large forgets go; without one (the admin CLI), every forget runs to its end within the call. */
-    private readonly forgetSink?: ForgetJobSink,
+    private readonly forgetOptions: ForgetOptions = {},
   ) {
     this.jobs = new ForgetJobs(db, tables.tenants);
   }
@@ -165,6 +164,7 @@ export class DynamoDbRecordStore implements RecordStore {
     const hidden = await this.jobs.hidden(tenantId);
     // What a running job has taken is deleted as far as any caller can tell: it is not matched again.
     const matches = (r: StoredRecord) => forgetMatches(r, selectors, cutoff) && !hidden(r);
+    const syncMax = this.forgetOptions.syncMax ?? FORGET_SYNC_MAX;
     const found: StoredRecord[] = [];
     let matched = 0;
     // The partitions side by side: a forget counts what it matches before it answers, in a large tenant too.
@@ -174,18 +174,19 @@ export class DynamoDbRecordStore implements RecordStore {
           for (const record of page) {
             if (!matches(record)) continue;
             matched++;
-            if (matched <= FORGET_SYNC_MAX) found.push(record);
+            if (matched <= syncMax) found.push(record);
           }
         }
       }),
     );
     if (dryRun) return { kind: 'done', matched, deleted: 0 };
-    if (matched <= FORGET_SYNC_MAX) return { kind: 'done', matched, deleted: await this.deleteEach(tenantId, found) };
-    if (!this.forgetSink) return { kind: 'done', matched, deleted: await this.forgetAll(tenantId, selectors, cutoff) };
+    if (matched <= syncMax) return { kind: 'done', matched, deleted: await this.deleteEach(tenantId, found) };
+    const sink = this.forgetOptions.jobs;
+    if (!sink) return { kind: 'done', matched, deleted: await this.forgetAll(tenantId, selectors, cutoff) };
     const job_id = uuidv7({ msecs: at.getTime() });
     // Written before the 202: from then on every read hides what the job matched.
     await this.jobs.create({ job_id, tenant_id: tenantId, status: 'running', matched, deleted: 0, selectors, cutoff, created_at: cutoff });
-    await this.forgetSink.start({ tenant_id: tenantId, job_id });
+    await sink.start({ tenant_id: tenantId, job_id });
     return { kind: 'job', job_id, matched };
   }
 
@@ -421,6 +422,14 @@ export class DynamoDbRecordStore implements RecordStore {
     }
     return item && item.expires_at > this.clock() ? item : null;
   }
+}
+
+/** How a store runs large forgets. */
+export interface ForgetOptions {
+  /** Where large forgets go; without one (the admin CLI), every forget runs to its end within the call. */
+  jobs?: ForgetJobSink | undefined;
+  /** The most records a forget deletes within the call; more make a job. FORGET_SYNC_MAX unless set. */
+  syncMax?: number;
 }
 
 /** Runs `work` on each item, at most `limit` at a time. */
