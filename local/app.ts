@@ -7,6 +7,7 @@ import { createClassifyHandler } from '../functions/classify/handler.js';
 import { createForgetHandler } from '../functions/forget/handler.js';
 import { createQueryHandler } from '../functions/query/handler.js';
 import { createReadHandler } from '../functions/read/handler.js';
+import { createUsageHandler } from '../functions/usage/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
 import { openApiJson } from '../shared/api/openapi.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
@@ -80,6 +81,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     { method: 'DELETE', path: '/api/v1/record/{id}', name: 'forget', handler: forget },
     { method: 'POST', path: '/api/v1/forget', name: 'forget', handler: forget },
     { method: 'GET', path: '/api/v1/forget/{job_id}', name: 'forget', handler: forget },
+    { method: 'GET', path: '/api/v1/usage', name: 'usage', handler: createUsageHandler({ usage, logger: lambdaLogger() }) },
     { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger: lambdaLogger() }) },
     { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
     { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },

@@ -24,6 +24,7 @@ import {
   recordSchema,
   searchHitSchema,
   suggestionSchema,
+  usageSchema,
 } from '../shared/domain/schemas.js';
 
 export const SDK_TYPES_FILE = fileURLToPath(new URL('../sdk/src/types.generated.ts', import.meta.url));
@@ -46,6 +47,7 @@ export async function sdkTypesSource(): Promise<string> {
     [forgetResultSchema, 'output'],
     [forgetAcceptedSchema, 'output'],
     [forgetJobSchema, 'output'],
+    [usageSchema, 'output'],
     [suggestionSchema, 'output'],
     [errorBodySchema, 'output'],
   ] as const) {

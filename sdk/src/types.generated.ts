@@ -282,6 +282,63 @@ export interface ForgetJob {
   deleted: number;
 }
 /**
+ * The tenant's use of the current month, from the counters that enforce the quotas.
+ */
+export interface Usage {
+  tenant_id: string;
+  /**
+   * The current month, UTC: YYYY-MM.
+   */
+  month: string;
+  /**
+   * Records written: used, quota and remaining.
+   */
+  records: {
+    /**
+     * Records written counted this month.
+     */
+    used: number;
+    /**
+     * Records written the tenant may make this month.
+     */
+    quota: number;
+    /**
+     * quota − used, and never below 0.
+     */
+    remaining: number;
+  };
+  /**
+   * Searches answered: used, quota and remaining.
+   */
+  queries: {
+    /**
+     * Searches answered counted this month.
+     */
+    used: number;
+    /**
+     * Searches answered the tenant may make this month.
+     */
+    quota: number;
+    /**
+     * quota − used, and never below 0.
+     */
+    remaining: number;
+  };
+  /**
+   * The calling key's rate limit.
+   */
+  rate_limit: {
+    /**
+     * Requests a second, sustained, for the calling key.
+     */
+    rate: number;
+    /**
+     * Requests at once, for the calling key.
+     */
+    burst: number;
+  };
+}
+/**
  * A suggested type, with a score per type in 0..1 that sum to 1.
  */
 export interface Suggestion {

@@ -57,6 +57,7 @@ export const OPERATION_ERRORS = {
   delete: [...EVERY_OPERATION, 'not_found'],
   forget: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type'],
   forgetStatus: [...EVERY_OPERATION, 'not_found'],
+  usage: [...EVERY_OPERATION],
 } as const satisfies Record<string, ErrorCode[]>;
 
 /** The Error schema narrowed to the codes of one response, with the fields its status always carries. */

@@ -15,6 +15,7 @@ import {
   recallQuerySchema,
   recordPageSchema,
   recordSchema,
+  usageSchema,
   recordInputSchema,
   recordReceiptSchema,
   searchHitSchema,
@@ -218,6 +219,19 @@ export function openApiDocument(): JsonObject {
           },
         },
       },
+      '/api/v1/usage': {
+        get: {
+          operationId: 'memory_usage',
+          summary: "The tenant's usage this month",
+          description:
+            "Records and searches used this month (UTC), the quotas and what remains, from the same counters that enforce the quotas, " +
+            "and the calling key's rate limit. Counts against neither quota.",
+          responses: {
+            '200': { description: 'The usage.', headers: requestId(), content: jsonContent(usageSchema) },
+            ...errorResponses(OPERATION_ERRORS.usage),
+          },
+        },
+      },
       '/v1/classify': { post: classifyOperation('memory_classify', 'The same operation answers at `POST /api/v1/classify`.') },
       '/api/v1/classify': { post: classifyOperation('memory_classify_alias', 'The same operation as `POST /v1/classify` (`memory_classify`), under the `/api/v1` prefix.') },
     },
@@ -235,6 +249,7 @@ export function openApiDocument(): JsonObject {
             forgetResultSchema,
             forgetAcceptedSchema,
             forgetJobSchema,
+            usageSchema,
             classificationSchema,
             suggestionSchema,
             errorBodySchema,

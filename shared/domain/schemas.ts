@@ -320,6 +320,31 @@ export const forgetJobSchema = z
   })
   .meta({ id: 'ForgetJob', description: 'The state of a forget job.' });
 
+const allowance = (what: string) =>
+  z
+    .strictObject({
+      used: count.meta({ description: `${what} counted this month.` }),
+      quota: count.meta({ description: `${what} the tenant may make this month.` }),
+      remaining: count.meta({ description: 'quota − used, and never below 0.' }),
+    })
+    .meta({ description: `${what}: used, quota and remaining.` });
+
+/** The answer of `GET /api/v1/usage` (200). */
+export const usageSchema = z
+  .strictObject({
+    tenant_id: z.string(),
+    month: z.string().regex(/^\d{4}-\d{2}$/).meta({ description: 'The current month, UTC: YYYY-MM.' }),
+    records: allowance('Records written'),
+    queries: allowance('Searches answered'),
+    rate_limit: z
+      .strictObject({
+        rate: z.number().positive().meta({ description: 'Requests a second, sustained, for the calling key.' }),
+        burst: z.number().int().positive().meta({ description: 'Requests at once, for the calling key.' }),
+      })
+      .meta({ description: "The calling key's rate limit." }),
+  })
+  .meta({ id: 'Usage', description: "The tenant's use of the current month, from the counters that enforce the quotas." });
+
 /** The answer of a search (200): the hits, best first. */
 export const searchResultsSchema = z.array(searchHitSchema).meta({ id: 'SearchResults' });
 

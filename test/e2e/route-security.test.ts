@@ -124,6 +124,7 @@ describe('every route authenticates', () => {
   runCommonRouteTests({ method: 'GET', path: recordOf, okStatus: 200 });
   runCommonRouteTests({ method: 'DELETE', path: recordOf, okStatus: 200 });
   runCommonRouteTests({ method: 'POST', path: '/api/v1/forget', okStatus: 200, body: { agent_id: 'nobody-at-all', dry_run: true } });
+  runCommonRouteTests({ method: 'GET', path: '/api/v1/usage', okStatus: 200 });
   runCommonRouteTests({ method: 'POST', path: '/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
   runCommonRouteTests({ method: 'POST', path: '/api/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
 });

@@ -12,6 +12,7 @@ import {
   recordSchema,
   searchResultsSchema,
   suggestionSchema,
+  usageSchema,
 } from '../../shared/domain/schemas.js';
 
 /**
@@ -29,6 +30,7 @@ const SUCCESS: Record<string, [status: number, schema: z.ZodType][]> = {
   ],
   'GET /api/v1/forget/{job_id}': [[200, forgetJobSchema]],
   'GET /api/v1/query': [[200, searchResultsSchema]],
+  'GET /api/v1/usage': [[200, usageSchema]],
   'POST /v1/classify': [[200, suggestionSchema]],
   'POST /api/v1/classify': [[200, suggestionSchema]],
   'GET /openapi.json': [[200, z.looseObject({ openapi: z.literal('3.1.0') })]],

@@ -28,6 +28,7 @@ const OPERATIONS = [
   ['post', '/api/v1/forget', 'memory_forget'],
   ['get', '/api/v1/forget/{job_id}', 'memory_forget_status'],
   ['get', '/api/v1/query', 'memory_recall'],
+  ['get', '/api/v1/usage', 'memory_usage'],
   ['post', '/v1/classify', 'memory_classify'],
   ['post', '/api/v1/classify', 'memory_classify_alias'],
 ] as const;
