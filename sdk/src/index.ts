@@ -20,6 +20,7 @@ import type {
   RecordReceipt,
   SearchHit,
   Suggestion,
+  Usage,
 } from './types.generated.js';
 
 export { RECORD_TYPES } from './types.generated.js';
@@ -42,6 +43,7 @@ export type {
   RecordType,
   SearchHit,
   Suggestion,
+  Usage,
 } from './types.generated.js';
 /** A stored record (the generated `Record`), under a name that does not hide TypeScript's own `Record<K, V>`. */
 export type { MemoryRecord };
@@ -232,6 +234,16 @@ export class MemoryClient {
   /** Suggests a type for a title and a body (`POST /v1/classify`, `memory_classify`); stores nothing. */
   classify(input: ClassifyInput, options: CallOptions = {}): Promise<Suggestion> {
     return this.#call({ method: 'POST', path: '/v1/classify', body: input, signal: options.signal });
+  }
+
+  /**
+   * The tenant's use of the current UTC month (`GET /api/v1/usage`, `memory_usage`): records written and
+   * searches answered, each as `{used, quota, remaining}`, and the calling key's `rate_limit`
+   * (`{rate, burst}`). It counts against neither quota; like every read it is retried on 429 and on a
+   * failed connection.
+   */
+  usage(options: CallOptions = {}): Promise<Usage> {
+    return this.#call({ method: 'GET', path: '/api/v1/usage', signal: options.signal });
   }
 
   /** One call: attempts until an answer that is not retryable, at most 1 + maxRetries of them. */

@@ -15,7 +15,7 @@ import {
   type RecordInput,
 } from '../../sdk/src/index.js';
 import { RECORD_TYPES as API_RECORD_TYPES } from '../../shared/domain/record.js';
-import { recordReceiptSchema, searchResultsSchema, suggestionSchema } from '../../shared/domain/schemas.js';
+import { recordReceiptSchema, searchResultsSchema, suggestionSchema, usageSchema } from '../../shared/domain/schemas.js';
 import { freePort } from '../../local/free-port.js';
 import { ROOT } from '../support/child-server.js';
 import { startTestService, type TestService } from '../support/local-service.js';
@@ -152,6 +152,52 @@ describe('the TypeScript SDK against the local server', () => {
     const [c, d] = [await sdk.remember(note('Once on purpose'), { idempotencyKey: 'k-1' }), await sdk.remember(note('Once on purpose'), { idempotencyKey: 'k-1' })];
     expect(d).toEqual(c);
     await expect(sdk.remember(note('Another record'), { idempotencyKey: 'k-1' })).rejects.toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+  });
+
+  test("usage answers the tenant's month: what was written and searched, against its quotas; it counts nothing", async () => {
+    const tenant = await service.newTenant({ recordQuota: 50, queryQuota: 40, rate: 500, burst: 700 });
+    const sdk = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key });
+    const monthNow = () => new Date().toISOString().slice(0, 7);
+    const before = monthNow();
+    const empty = await sdk.usage();
+    expect([before, monthNow()]).toContain(empty.month); // the current UTC month
+    expect(usageSchema.parse(empty)).toEqual({
+      tenant_id: tenant.tenant_id,
+      month: empty.month,
+      records: { used: 0, quota: 50, remaining: 50 },
+      queries: { used: 0, quota: 40, remaining: 40 },
+      rate_limit: { rate: 500, burst: 700 },
+    });
+
+    for (const title of ['Usage note one', 'Usage note two', 'Usage note three']) await sdk.remember(note(title));
+    await sdk.recall({ q: 'usage note' });
+    await sdk.recall();
+    const expected = { ...empty, records: { used: 3, quota: 50, remaining: 47 }, queries: { used: 2, quota: 40, remaining: 38 } };
+    expect(await sdk.usage()).toEqual(expected);
+    // Reading it again counts against neither quota.
+    expect(await sdk.usage()).toEqual(expected);
+
+    const stranger = new MemoryClient({ baseUrl: service.url, apiKey: 'mem_not_a_key' });
+    await expect(stranger.usage()).rejects.toMatchObject({ name: 'MemoryApiError', status: 401, code: 'unauthorized' });
+  });
+
+  test('usage still answers when a quota is used up, with remaining 0', async () => {
+    const tenant = await service.newTenant({ queryQuota: 1 });
+    const sdk = new MemoryClient({ baseUrl: service.url, apiKey: tenant.api_key });
+    await sdk.recall();
+    await expect(sdk.recall()).rejects.toMatchObject({ status: 429, code: 'query_quota_exceeded' });
+    expect((await sdk.usage()).queries).toEqual({ used: 1, quota: 1, remaining: 0 });
+  });
+
+  test('usage is a safe read: a failed connection is retried', async () => {
+    let attempts = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      if (attempts++ === 0) throw new TypeError('fetch failed'); // whether or not it was sent, a read may be repeated
+      return fetch(input, init);
+    };
+    const sdk = new MemoryClient({ baseUrl: service.url, apiKey: service.tenant.api_key, fetch: flaky });
+    await expect(sdk.usage()).resolves.toMatchObject({ tenant_id: service.tenant.tenant_id });
+    expect(attempts).toBe(2);
   });
 
   test('an unreachable service is retried with backoff, then a MemoryConnectionError', async () => {
