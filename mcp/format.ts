@@ -10,6 +10,7 @@ import {
   type RecordReceipt,
   type SearchHit,
   type Suggestion,
+  type Usage,
 } from '../sdk/src/index.js';
 import type { ErrorJson } from './api.js';
 
@@ -180,6 +181,21 @@ export function suggestionText(suggestion: Suggestion): string {
       ? ' The confidence is low: the model does not know, so choose the type from the descriptions yourself.'
       : '';
   return `Suggested type: ${suggestion.type} (confidence ${suggestion.confidence.toFixed(3)}, model ${suggestion.model}).${doubt}\nScores: ${scores}.`;
+}
+
+/**
+ * The month's use against the quotas, in plain words: what is used, of how much, and what is left, and what
+ * a used-up quota means for the tools.
+ */
+export function usageText(usage: Usage): string {
+  const line = (name: string, { used, quota, remaining }: Usage['records'], refused: string) =>
+    `${name}: ${used} of ${quota} used this month (${remaining === 0 ? `none left: ${refused} until the month ends` : `${remaining} left`}).`;
+  return [
+    `Usage of ${usage.month} (UTC month) for tenant ${usage.tenant_id}:`,
+    line('Records', usage.records, 'memory_remember is refused with record_quota_exceeded'),
+    line('Searches', usage.queries, 'memory_recall is refused with query_quota_exceeded'),
+    `Rate limit: ${usage.rate_limit.rate} requests a second, bursts of up to ${usage.rate_limit.burst}.`,
+  ].join('\n');
 }
 
 /** The `_meta` key under which an error result carries the error as data. */

@@ -19,6 +19,7 @@ import {
   RECORD_TYPE_DESCRIPTIONS,
   searchHitSchema,
   suggestionSchema,
+  usageSchema,
 } from '../shared/domain/schemas.js';
 import { MemoryApiError, MemoryError, type MemoryClient } from '../sdk/src/index.js';
 import { errorBody } from './api.js';
@@ -32,6 +33,7 @@ import {
   recordText,
   suggestionText,
   toolError,
+  usageText,
   type ForgetSample,
 } from './format.js';
 
@@ -77,6 +79,9 @@ Use it when the user asks you to forget something, or to remove records that are
 
 Without confirm it is a dry run that deletes nothing: it says how many records match and shows a few of them. Tell the user what would be deleted, and only when they agree call memory_forget again with the same selectors and confirm: true, which deletes them.`;
 
+const USAGE = `Say how much of this month's quotas the tenant has used, and what is left: records stored (memory_remember) and searches (memory_recall), each against its monthly quota, and the rate limit of this API key. Months are UTC; the counts start again with each month. It takes no arguments and counts against neither quota.
+Use it when memory_remember or memory_recall was refused with record_quota_exceeded or query_quota_exceeded, before storing or searching a lot, or when the user asks how much memory is left.`;
+
 /** memory_remember's arguments: the record, plus the Idempotency-Key header as an optional argument. */
 export const rememberArgsSchema = z.strictObject({
   ...recordInputSchema.shape,
@@ -110,6 +115,9 @@ const getArgsSchema = z.strictObject({
     .meta({ description: 'The record id (a UUID), as memory_recall, memory_list or memory_remember answered it.' }),
 });
 const listArgsSchema = z.strictObject(listQuerySchema.shape);
+
+const usageArgsSchema = z.strictObject({});
+const usageOutputSchema = z.strictObject(usageSchema.shape);
 
 /** memory_forget's arguments: the API's selectors, with `confirm` in place of `dry_run`, the other way round. */
 const { dry_run: _dryRun, ...forgetSelectors } = forgetInputSchema.shape;
@@ -168,7 +176,8 @@ export function createMemoryMcpServer(client: MemoryClient, options: MemoryTools
       instructions:
         'A long-term memory shared across conversations. Call memory_recall before answering when earlier context may ' +
         'matter, and memory_remember when you learn something worth keeping. Titles are what search finds best. ' +
-        'memory_list and memory_get review what is stored; memory_forget deletes records, only after a dry run the user has agreed to.',
+        'memory_list and memory_get review what is stored; memory_forget deletes records, only after a dry run the user has agreed to. ' +
+        "memory_usage says what is left of the month's quotas.",
     },
   );
 
@@ -295,6 +304,23 @@ export function createMemoryMcpServer(client: MemoryClient, options: MemoryTools
         }),
       );
     },
+  );
+
+  server.registerTool(
+    'memory_usage',
+    {
+      title: 'Usage this month',
+      description: USAGE,
+      inputSchema: usageArgsSchema,
+      outputSchema: usageOutputSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (_args, extra) =>
+      answer(
+        () => client.usage({ signal: extra.signal }),
+        options.apiUrl,
+        (usage) => ({ content: [{ type: 'text', text: usageText(usage) }], structuredContent: { ...usage } }),
+      ),
   );
 
   return server;

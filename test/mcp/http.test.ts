@@ -40,12 +40,12 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
-  test('an MCP client lists the tools, remembers a record, recalls, lists and reads it, and dry-runs its forget', async () => {
+  test('an MCP client lists the tools, remembers a record, recalls, lists and reads it, dry-runs its forget and reads the usage', async () => {
     const client = new Client({ name: 'memory-http-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_usage']);
 
       const record = { agent_id: 'http-agent', type: 'decision', title: 'We chose Quillfeather for the billing exports', body: 'Cheaper than the others.' };
       const remembered = await client.callTool({ name: 'memory_remember', arguments: record });
@@ -63,6 +63,9 @@ describe('the MCP server over Streamable HTTP', () => {
       expect(got.structuredContent).toMatchObject({ ...record, id });
       const dry = await client.callTool({ name: 'memory_forget', arguments: { agent_id: 'http-agent' } });
       expect(dry.structuredContent).toMatchObject({ dry_run: true, matched: 1 });
+      const usage = await client.callTool({ name: 'memory_usage', arguments: {} });
+      expect(usage.structuredContent).toMatchObject({ records: { used: expect.any(Number) }, queries: { used: expect.any(Number) } });
+      expect(textOf(usage)).toMatch(/\nRecords: \d+ of \d+ used this month \(\d+ left\)\./);
     } finally {
       await client.close();
     }

@@ -55,9 +55,9 @@ afterAll(async () => {
 });
 
 describe('the MCP server over stdio', () => {
-  test('lists six tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
+  test('lists seven tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_usage']);
     const tool = (name: string) => tools.find((t) => t.name === name)!;
 
     const remember = tool('memory_remember');
@@ -116,6 +116,13 @@ describe('the MCP server over stdio', () => {
     expect(forget.description).toContain('dry run');
     expect(forget.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
     expect(forget.outputSchema).toMatchObject({ type: 'object', required: ['dry_run', 'matched'] });
+
+    const usage = tool('memory_usage');
+    expect(usage.inputSchema).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
+    expect(usage.description).toContain('counts against neither quota');
+    expect(usage.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(usage.outputSchema).toMatchObject({ type: 'object', required: ['tenant_id', 'month', 'records', 'queries', 'rate_limit'] });
+    expect((usage.outputSchema!.properties as Record<string, any>).records).toMatchObject({ type: 'object', required: ['used', 'quota', 'remaining'] });
   });
 
   let stored: { id: string };
@@ -219,6 +226,21 @@ describe('the MCP server over stdio', () => {
     const gone = await client.callTool({ name: 'memory_get', arguments: { id } });
     expect(gone.isError).toBe(true);
     expect(textOf(gone)).toMatch(/^not_found: /);
+  });
+
+  test("memory_usage says what is left of the month's quotas, and counts nothing itself", async () => {
+    const result = await client.callTool({ name: 'memory_usage', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    type Allowance = { used: number; quota: number; remaining: number };
+    const usage = result.structuredContent as { month: string; records: Allowance; queries: Allowance };
+    // The records and searches the tests above made, with the quotas of the first key of `npm start`.
+    expect(usage.records.used).toBeGreaterThanOrEqual(2);
+    expect(usage.queries.used).toBeGreaterThanOrEqual(3);
+    for (const a of [usage.records, usage.queries]) expect(a.remaining).toBe(a.quota - a.used);
+    const text = textOf(result);
+    expect(text).toContain(`\nRecords: ${usage.records.used} of ${usage.records.quota} used this month (${usage.records.remaining} left).\n`);
+    expect(text).toContain(`\nSearches: ${usage.queries.used} of ${usage.queries.quota} used this month (${usage.queries.remaining} left).\n`);
+    expect((await client.callTool({ name: 'memory_usage', arguments: {} })).structuredContent).toEqual(usage);
   });
 
   test('stdout carried nothing but the protocol, and stderr only the start line', () => {

@@ -228,6 +228,57 @@ describe('memory_get, memory_list and memory_forget', () => {
   });
 });
 
+describe('memory_usage', () => {
+  test("answers the month's use against the quotas, in plain words and as the API's answer; it counts nothing", async () => {
+    const tenant = await service.newTenant({ recordQuota: 100, queryQuota: 50, rate: 20, burst: 40 });
+    const mcp = await connectTo(tenant.api_key);
+    for (const title of ['Usage one', 'Usage two', 'Usage three']) {
+      expect((await mcp.callTool({ name: 'memory_remember', arguments: aRecord({ title }) })).isError).toBeFalsy();
+    }
+    await mcp.callTool({ name: 'memory_recall', arguments: { q: 'usage' } });
+    await mcp.callTool({ name: 'memory_list', arguments: {} }); // a listing is not a search: it counts nothing
+
+    const result = await mcp.callTool({ name: 'memory_usage', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    const usage = result.structuredContent as { month: string };
+    expect(usage).toEqual({
+      tenant_id: tenant.tenant_id,
+      month: expect.stringMatching(/^\d{4}-\d{2}$/),
+      records: { used: 3, quota: 100, remaining: 97 },
+      queries: { used: 1, quota: 50, remaining: 49 },
+      rate_limit: { rate: 20, burst: 40 },
+    });
+    expect(textOf(result)).toBe(
+      `Usage of ${usage.month} (UTC month) for tenant ${tenant.tenant_id}:\n` +
+        'Records: 3 of 100 used this month (97 left).\n' +
+        'Searches: 1 of 50 used this month (49 left).\n' +
+        'Rate limit: 20 requests a second, bursts of up to 40.',
+    );
+    // Asked again, without arguments at all: the same answer, since it counts against neither quota.
+    expect((await mcp.callTool({ name: 'memory_usage' })).structuredContent).toEqual(result.structuredContent);
+  });
+
+  test('a used-up quota reads as none left, with what it refuses', async () => {
+    const tenant = await service.newTenant({ queryQuota: 1 });
+    const mcp = await connectTo(tenant.api_key);
+    await mcp.callTool({ name: 'memory_recall', arguments: {} });
+    const refused = await mcp.callTool({ name: 'memory_recall', arguments: {} });
+    expect(textOf(refused)).toMatch(/^query_quota_exceeded: /);
+    const text = textOf(await mcp.callTool({ name: 'memory_usage', arguments: {} }));
+    expect(text).toContain('\nSearches: 1 of 1 used this month (none left: memory_recall is refused with query_quota_exceeded until the month ends).\n');
+    expect(text).toMatch(/\nRecords: 0 of \d+ used this month \(\d+ left\)\.\n/);
+  });
+
+  test('an argument is refused by the schema; a wrong key is unauthorized', async () => {
+    const extra = await (await connectTo(service.tenant.api_key)).callTool({ name: 'memory_usage', arguments: { month: '2026-01' } });
+    expect(extra.isError).toBe(true);
+    expect(textOf(extra)).toMatch(/^MCP error -32602: Input validation error: Invalid arguments for tool memory_usage: .*"month"/s);
+    const stranger = await (await connectTo('mem_not-a-key')).callTool({ name: 'memory_usage', arguments: {} });
+    expect(stranger.isError).toBe(true);
+    expect(textOf(stranger)).toMatch(/^unauthorized: \S/);
+  });
+});
+
 describe('how a failure reads', () => {
   test('a wrong API key: unauthorized', async () => {
     const mcp = await connectTo('mem_not-a-key');
