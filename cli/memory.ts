@@ -4,8 +4,8 @@ import type { ForgetInput, ListQuery, MemoryClient, RecallQuery, RecordInput, Re
 import { ConfigError, createClient, DEFAULT_API_URL, errorBody, loadApiConfig, type ErrorJson } from '../mcp/api.js';
 
 /**
- * `npm run --silent memory -- <command>`: remember, recall, classify, read, list, delete, forget and export
- * from a shell, through the SDK. Every command but export prints the API's JSON answer on stdout; export
+ * `npm run --silent memory -- <command>`: remember, recall, classify, read, list, delete, forget, export and
+ * the month's usage from a shell, through the SDK. Every command but export prints the API's JSON answer on stdout; export
  * streams every record as NDJSON. Errors print `{"error", "message"}` on stderr and exit with 1, or 2 for a
  * malformed command.
  */
@@ -23,6 +23,7 @@ const HELP = `Usage: npm run --silent memory -- <command> [options]
   delete <id>
   forget [--agent <id>] [--client <c>] [--type <type>] [--before <date>] [--id <id>]... [--dry-run]
   forget-status <job_id>
+  usage
 
   --body -     reads the body from stdin
   --agent-id   the same as --agent
@@ -35,6 +36,8 @@ const HELP = `Usage: npm run --silent memory -- <command> [options]
                (--progress: a line after every page, wherever stderr goes)
   forget       deletes every record that matches all the selectors given (at least one); --dry-run only
                counts them. A large forget on AWS answers {"job_id", "matched"}: see forget-status
+  usage        this month's records and searches against the quotas, what is left, and the key's rate
+               limit (UTC month); counts against neither quota
 
 Every command but export prints the API's JSON answer on stdout. Errors print {"error", "message"} on
 stderr and exit with 1 (2 for a malformed command; the codes are the API's, plus timeout and
@@ -226,6 +229,11 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
     case 'forget-status': {
       const jobId = options([], 'job_id');
       call = (client) => client.forgetStatus(jobId);
+      break;
+    }
+    case 'usage': {
+      options([]);
+      call = (client) => client.usage();
       break;
     }
     default:

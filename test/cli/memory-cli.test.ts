@@ -269,6 +269,35 @@ describe('the memory CLI: get, list, delete, forget and export', () => {
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
+  test("usage prints the month's use against the quotas as the API answers it; it counts nothing", async () => {
+    const tenant = await service.newTenant({ recordQuota: 30, queryQuota: 20, rate: 100, burst: 200 });
+    const api = service.client(tenant.api_key);
+    for (const title of ['Counted one', 'Counted two']) {
+      expect((await api.remember({ agent_id: 'cli-usage', type: 'fact', title, body: 'Stored for the CLI test.' })).status).toBe(201);
+    }
+    expect((await api.recall({ q: 'counted' })).status).toBe(200);
+    const result = await cli(['usage'], '', { MEMORY_API_KEY: tenant.api_key });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.json).toEqual({
+      tenant_id: tenant.tenant_id,
+      month: expect.stringMatching(/^\d{4}-\d{2}$/),
+      records: { used: 2, quota: 30, remaining: 28 },
+      queries: { used: 1, quota: 20, remaining: 19 },
+      rate_limit: { rate: 100, burst: 200 },
+    });
+    expect(result.stdout).toBe(`${JSON.stringify(result.json, null, 2)}\n`);
+    const [again, extraArg, extraOption, badKey] = await Promise.all([
+      cli(['usage'], '', { MEMORY_API_KEY: tenant.api_key }),
+      cli(['usage', 'now']),
+      cli(['usage', '--since', '2026-01-01']),
+      cli(['usage'], '', { MEMORY_API_KEY: 'mem_wrong' }),
+    ]);
+    expect(again.json).toEqual(result.json);
+    expect(extraArg).toMatchObject({ code: 2, stdout: '', error: { error: 'usage', message: 'usage takes no arguments, only options: now' } });
+    expect(extraOption).toMatchObject({ code: 2, stdout: '', error: { error: 'usage', message: 'usage does not take --since' } });
+    expect(badKey).toMatchObject({ code: 1, stdout: '', error: { error: 'unauthorized' } });
+  });
+
   test('usage errors: a missing or extra argument, both spellings of --agent, an option another command takes', async () => {
     const [noId, twoIds, bothAgents, wrongOption, forgetArgs] = await Promise.all([
       cli(['get']),
