@@ -15,8 +15,16 @@ export type LambdaFunctionName = (typeof LAMBDA_FUNCTIONS)[number];
 export const LIFECYCLE_FUNCTIONS = ['read', 'forget', 'forget-worker'] as const;
 export type LifecycleFunctionName = (typeof LIFECYCLE_FUNCTIONS)[number];
 
+/**
+ * The functions that answer about the tenant's account rather than its records: `GET /api/v1/usage`, which
+ * reads the monthly counters the quotas are enforced on. Bundled and deployed like the others; the
+ * cold-start benchmark does not measure them.
+ */
+export const ACCOUNT_FUNCTIONS = ['usage'] as const;
+export type AccountFunctionName = (typeof ACCOUNT_FUNCTIONS)[number];
+
 /** Every Lambda function of the service, as the stack deploys them. */
-export const SERVICE_FUNCTIONS = [...LAMBDA_FUNCTIONS, ...LIFECYCLE_FUNCTIONS] as const;
+export const SERVICE_FUNCTIONS = [...LAMBDA_FUNCTIONS, ...LIFECYCLE_FUNCTIONS, ...ACCOUNT_FUNCTIONS] as const;
 export type ServiceFunctionName = (typeof SERVICE_FUNCTIONS)[number];
 
 /** Functions that only run at deploy time (custom resources), bundled the same way. */

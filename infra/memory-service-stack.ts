@@ -87,6 +87,9 @@ export class MemoryServiceStack extends Stack {
     // most FORGET_IDS_MAX, which runs within the request), deletes them, and counts and ends the job.
     tables.records.grant(fn['forget-worker'], 'dynamodb:Query', 'dynamodb:DeleteItem');
     tables.tenants.grant(fn['forget-worker'], 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    // `GET /api/v1/usage`: one strongly consistent GetItem of the tenant's counters for the month. It reads
+    // the quotas and rate limit from the authorizer's answer, so nothing else.
+    tables.usage.grant(fn.usage, 'dynamodb:GetItem');
     tables.tenants.grant(fn.authorizer, 'dynamodb:GetItem');
     tables.records.grant(fn.classifier, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     search.grant(fn.query.role!, SEARCH_ACTIONS.read, [`${RECORDS_ALIAS}*/_search`]);

@@ -28,7 +28,15 @@ import type { StageConfig } from '../stage.js';
 /** What the API needs: the stage's settings and the functions it routes to. */
 export interface MemoryApiProps {
   stage: StageConfig;
-  functions: { record: IFunction; query: IFunction; classify: IFunction; read: IFunction; forget: IFunction; authorizer: IFunction };
+  functions: {
+    record: IFunction;
+    query: IFunction;
+    classify: IFunction;
+    read: IFunction;
+    forget: IFunction;
+    usage: IFunction;
+    authorizer: IFunction;
+  };
 }
 
 /** One route of the API: a path, its method and the function that answers it (the same table as local/app.ts). */
@@ -47,6 +55,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: '/api/v1/forget', method: 'POST', fn: 'forget' },
   { path: '/api/v1/forget/{job_id}', method: 'GET', fn: 'forget' },
   { path: '/api/v1/query', method: 'GET', fn: 'query' },
+  { path: '/api/v1/usage', method: 'GET', fn: 'usage' },
   { path: '/v1/classify', method: 'POST', fn: 'classify' },
   { path: '/api/v1/classify', method: 'POST', fn: 'classify' },
 ];

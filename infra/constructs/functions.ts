@@ -31,6 +31,8 @@ export const FUNCTION_SIZING: Record<ServiceFunctionName | SetupFunctionName, { 
   // timeout. One that is cut off is delivered again (up to FORGET_MAX_RECEIVES times) and carries on with
   // what is left: what it deleted is gone from its queries.
   'forget-worker': { memoryMiB: 1024, timeout: Duration.minutes(15) },
+  // One strongly consistent GetItem of the tenant's counters for the month: like a read by id.
+  usage: { memoryMiB: 512, timeout: Duration.seconds(10) },
   'search-setup': { memoryMiB: 256, timeout: Duration.minutes(2) },
 };
 

@@ -29,6 +29,7 @@ function synth(stageName: 'dev' | 'prod' = 'dev') {
     classify: stub('Classify'),
     read: stub('Read'),
     forget: stub('Forget'),
+    usage: stub('Usage'),
     authorizer: stub('Authorizer'),
   };
   const memoryApi = new MemoryApi(stack, 'MemoryApi', { stage: stageConfig(stageName), functions });
@@ -82,6 +83,8 @@ const ROUTES: [string, keyof Functions][] = [
   ['HEAD /api/v1/forget/{job_id}', 'forget'],
   ['GET /api/v1/query', 'query'],
   ['HEAD /api/v1/query', 'query'],
+  ['GET /api/v1/usage', 'usage'],
+  ['HEAD /api/v1/usage', 'usage'],
   ['POST /v1/classify', 'classify'],
   ['POST /api/v1/classify', 'classify'],
 ];
@@ -137,6 +140,7 @@ describe('MemoryApi routes', () => {
     ['/api/v1/forget', 'POST'],
     ['/api/v1/forget/{job_id}', 'GET, HEAD'],
     ['/api/v1/query', 'GET, HEAD'],
+    ['/api/v1/usage', 'GET, HEAD'],
     ['/v1/classify', 'POST'],
     ['/api/v1/classify', 'POST'],
   ])('another method on %s answers 405 method_not_allowed with Allow: %s, before authentication', (path, allow) => {

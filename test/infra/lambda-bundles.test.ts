@@ -65,6 +65,20 @@ describe('Lambda bundles', () => {
     ).toThrow(/FORGET_QUEUE_URL is required/);
   });
 
+  test('the usage entry reads DynamoDB only: no OpenSearch, SQS or Bedrock client in its bundle, and it loads without their settings', async () => {
+    const outfile = join(dir, 'usage-dynamodb-only', 'index.mjs');
+    const result = await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/usage/index.ts'], outfile, metafile: true });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((input) => input.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
+    expect(inputs.filter((input) => /@opensearch-project|@aws-sdk\/client-(sqs|bedrock)/.test(input))).toEqual([]);
+    const { OPENSEARCH_ENDPOINT: _search, CLASSIFICATION_QUEUE_URL: _classification, FORGET_QUEUE_URL: _forget, ...env } = LAMBDA_ENV;
+    const kind = execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(outfile)}); console.log(typeof m.handler);`], {
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+    });
+    expect(kind.trim()).toBe('function');
+  });
+
   test('the classifier entry loads with the Bedrock settings the stack sets, and refuses half of them at cold start', async () => {
     const outfile = join(dir, 'classifier-bedrock', 'index.mjs');
     await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/classifier/index.ts'], outfile });

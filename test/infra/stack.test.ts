@@ -101,7 +101,7 @@ describe('the stack (dev)', () => {
 
   test('every function runs on Node 22, ARM64, with X-Ray and the Powertools settings', () => {
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } });
-    // The nine service functions and the search-setup custom resource; the provider framework's own is
+    // The ten service functions and the search-setup custom resource; the provider framework's own is
     // checked separately below.
     expect(Object.keys(functions).length).toBeGreaterThanOrEqual(SERVICE_FUNCTIONS.length + 1);
     for (const fn of Object.values(functions)) {
@@ -273,6 +273,7 @@ describe('the stack (dev)', () => {
     expect(unique(dataActions('record'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(unique(dataActions('query'))).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'es:ESHttpGet', 'es:ESHttpPost']);
     expect(unique(dataActions('authorizer'))).toEqual(['dynamodb:GetItem']);
+    expect(unique(dataActions('usage'))).toEqual(['dynamodb:GetItem']);
     expect(unique(dataActions('classify'))).toEqual([]);
     expect(unique(dataActions('indexer'))).toEqual(
       expect.arrayContaining(['es:ESHttpPost', 'es:ESHttpPut', 'sqs:SendMessage']),
@@ -286,6 +287,17 @@ describe('the stack (dev)', () => {
       { on: 'table:records', actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
       { on: 'table:tenants', actions: ['dynamodb:Query'] },
     ]);
+  });
+
+  test('usage: GetItem on the usage table, nothing else (it writes no counter and reads no record)', () => {
+    expect(grantsOf(template, 'usage')).toEqual([{ on: 'table:usage', actions: ['dynamodb:GetItem'] }]);
+  });
+
+  test('usage: answers like a read, 512 MB and 10 s, with its own log group and the usage table\'s name', () => {
+    const props = functionProps(template, 'usage');
+    expect(props).toMatchObject({ MemorySize: 512, Timeout: 10 });
+    expect(props.LoggingConfig).toEqual({ LogGroup: { Ref: logicalIdOf(template, 'AWS::Logs::LogGroup', 'usagelogs') } });
+    expect(props.Environment.Variables.MEMORY_USAGE_TABLE).toEqual({ Ref: logicalIdOf(template, 'AWS::DynamoDB::GlobalTable', 'Datausage') });
   });
 
   test('forget: DeleteItem, Query and BatchGetItem on records; PutItem, GetItem and Query on tenants; SendMessage on the forget queue', () => {
