@@ -40,7 +40,7 @@ import { recordFromImage, recordToItem } from '../shared/adapters/aws/dynamodb/r
 import { defaultClassifier } from '../shared/classifiers/default.js';
 import { hashApiKey } from '../shared/domain/api-key.js';
 import { newRecord, type StoredRecord } from '../shared/domain/record.js';
-import type { Limits } from '../shared/domain/tenant.js';
+import { SCOPES, type Limits } from '../shared/domain/tenant.js';
 import { toAuthorizerContext } from '../shared/http/auth-context.js';
 import { generateCorpus, queryWorkload } from './corpus.js';
 import { FakeDocumentIndex, FakeJobSink, FakeKeyStore, FakeRecordStore, FakeSearchIndex, FakeUsageMeter } from './support/fakes.js';
@@ -203,7 +203,7 @@ function corpusRecords(tenantId: string, count: number): StoredRecord[] {
 async function warmCase(name: LambdaFunctionName, events: number): Promise<WarmCase> {
   const tenantId = 'tenant-1';
   const context = lambdaContext(name);
-  const authorizer = { principalId: tenantId, ...stringValues(toAuthorizerContext({ tenantId, keyId: 'key_0123456789abcdef', limits: TENANT_LIMITS })) };
+  const authorizer = { principalId: tenantId, ...stringValues(toAuthorizerContext({ tenantId, keyId: 'key_0123456789abcdef', limits: TENANT_LIMITS, scopes: SCOPES, agentId: null, expiresAt: null })) };
   const stored = corpusRecords(tenantId, 500);
   const sample = <T>(i: number, list: readonly T[]) => list[i % list.length]!;
   const proxy = (handler: (e: APIGatewayProxyEvent, c: Context) => Promise<APIGatewayProxyResult>, status: number) => ({

@@ -1,5 +1,5 @@
 import { generateApiKey, generateKeyId, hashApiKey } from '../shared/domain/api-key.js';
-import type { Limits } from '../shared/domain/tenant.js';
+import type { KeyGrant, Limits } from '../shared/domain/tenant.js';
 import type { KeyStore } from '../shared/ports.js';
 
 /** A freshly issued key: the secret is shown here once and never again. */
@@ -13,7 +13,7 @@ export interface IssuedKey {
 export async function issueKey(
   keys: KeyStore,
   tenantId: string,
-  perKey: { rate?: number | null; burst?: number | null } = {},
+  perKey: { rate?: number | null; burst?: number | null } & KeyGrant = {},
 ): Promise<IssuedKey> {
   const apiKey = generateApiKey();
   const info = await keys.createKey(tenantId, { keyId: generateKeyId(), keyHash: hashApiKey(apiKey), ...perKey });

@@ -2,7 +2,7 @@ import type { IdempotencyClaim } from './domain/idempotency.js';
 import type { ListRequest } from './domain/listing.js';
 import type { ParsedQuery } from './domain/query-parse.js';
 import type { Classification, RecordReceipt, RecordType, SearchHit, StoredRecord } from './domain/record.js';
-import type { ApiKeyInfo, Limits, Principal, Tenant, Usage } from './domain/tenant.js';
+import type { ApiKeyInfo, KeyGrant, Limits, Principal, Tenant, Usage } from './domain/tenant.js';
 
 /**
  * The ports: what the handlers need from the outside world. Every method takes the tenant first, from
@@ -160,10 +160,10 @@ export interface KeyStore {
   getTenant(tenantId: string): Promise<Tenant | null>;
   /** Lists every tenant, oldest first. */
   listTenants(): Promise<Tenant[]>;
-  /** Stores a new key for a tenant by its hash; per-key rate limits are optional. */
+  /** Stores a new key for a tenant by its hash; per-key rate limits, fewer scopes, an agent and an end are optional. */
   createKey(
     tenantId: string,
-    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null },
+    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null } & KeyGrant,
   ): Promise<ApiKeyInfo>;
   /** Lists a tenant's keys, oldest first, revoked ones included. */
   listKeys(tenantId: string): Promise<ApiKeyInfo[]>;

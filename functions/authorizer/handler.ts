@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { bearerToken, gatewayKeyValue, hashApiKey } from '../../shared/domain/api-key.js';
-import type { Principal } from '../../shared/domain/tenant.js';
+import { expired, type Principal } from '../../shared/domain/tenant.js';
 import { AUTHORIZER_FAILURE_MESSAGE, toAuthorizerContext } from '../../shared/http/auth-context.js';
 import { headerValue } from '../../shared/http/responses.js';
 import type { KeyStore } from '../../shared/ports.js';
@@ -11,6 +11,7 @@ import type { KeyStore } from '../../shared/ports.js';
 export interface AuthorizerDeps {
   keys: Pick<KeyStore, 'findByHash'>;
   logger: Logger;
+  now?: () => Date;
 }
 
 /**
@@ -23,10 +24,11 @@ function stageWildcard(methodArn: string): string {
 }
 
 /**
- * The REQUEST authorizer: maps `Authorization: Bearer <key>` to the key's tenant and limits. An unknown,
- * revoked or malformed key throws `Unauthorized`, which API Gateway answers with 401.
+ * The REQUEST authorizer: maps `Authorization: Bearer <key>` to the key's tenant, limits, scopes and agent.
+ * An unknown, revoked, expired or malformed key throws `Unauthorized`, which API Gateway answers with 401
+ * (API Gateway caches an Allow for 30 s, so on AWS a key stops within 30 s of its end).
  */
-export function createAuthorizerHandler({ keys, logger }: AuthorizerDeps) {
+export function createAuthorizerHandler({ keys, logger, now = () => new Date() }: AuthorizerDeps) {
   return middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>()
     .use(injectLambdaContext(logger))
     .handler(async (event) => {
@@ -40,12 +42,16 @@ export function createAuthorizerHandler({ keys, logger }: AuthorizerDeps) {
         logger.error(AUTHORIZER_FAILURE_MESSAGE, { error: error as Error });
         throw error;
       }
-      if (!found || found.key.status !== 'active') throw new Error('Unauthorized');
+      // A revoked key and one whose end has come are refused alike.
+      if (!found || found.key.status !== 'active' || expired(found.key, now())) throw new Error('Unauthorized');
       const { key, tenant } = found;
       const principal: Principal = {
         tenantId: tenant.tenant_id,
         keyId: key.key_id,
         limits: { ...tenant.limits, rate: key.rate ?? tenant.limits.rate, burst: key.burst ?? tenant.limits.burst },
+        scopes: key.scopes,
+        agentId: key.agent_id,
+        expiresAt: key.expires_at,
       };
       return {
         principalId: tenant.tenant_id,

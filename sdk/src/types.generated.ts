@@ -376,6 +376,7 @@ export interface ErrorBody {
     | "invalid_cursor"
     | "invalid_request"
     | "unauthorized"
+    | "forbidden"
     | "not_found"
     | "method_not_allowed"
     | "payload_too_large"

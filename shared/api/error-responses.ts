@@ -23,6 +23,7 @@ const WHEN = {
   invalid_cursor: '`cursor` was not made by this service for this tenant and these filters',
   invalid_request: 'the request is not valid HTTP (answered by the HTTP layer)',
   unauthorized: 'no valid API key: a missing header, another scheme, an empty token, an unknown or a revoked key',
+  forbidden: "the key is valid but may not do this: it lacks the operation's scope; the message names it",
   not_found: 'no operation has this path; or no record (or forget job) of the tenant has this id: unknown, malformed, deleted or another tenant\'s, one answer for all four',
   method_not_allowed: 'the path has an operation, but not for this method; `Allow` lists the methods it has',
   payload_too_large: `the request body is larger than ${LIMITS.requestBytes} bytes (1 MiB); it is refused before it is parsed`,
@@ -41,7 +42,7 @@ const WHEN = {
 /** Codes Node's HTTP parser answers with, for a request it cannot read, before any route or operation. */
 const HTTP_LAYER = ['invalid_request', 'uri_too_long', 'headers_too_large'] as const satisfies ErrorCode[];
 /** Codes any request to an operation can meet before the operation runs, or whatever it does. */
-const EVERY_OPERATION = [...HTTP_LAYER, 'unauthorized', 'rate_limited', 'internal_error'] as const satisfies ErrorCode[];
+const EVERY_OPERATION = [...HTTP_LAYER, 'unauthorized', 'forbidden', 'rate_limited', 'internal_error'] as const satisfies ErrorCode[];
 /** Codes of reading a JSON request body. */
 const JSON_BODY = ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const satisfies ErrorCode[];
 /** Codes of routing: answered for a path or a method that has no operation, before authentication. */

@@ -1,8 +1,7 @@
-import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import type { Principal } from '../domain/tenant.js';
+import { scopesOf, type Principal } from '../domain/tenant.js';
 
 /**
  * The authorizer context, as API Gateway passes it to the route handlers. API Gateway delivers every
@@ -15,6 +14,12 @@ const authorizerContextSchema = z.object({
   queryQuota: z.coerce.number().int().nonnegative(),
   rate: z.coerce.number().positive(),
   burst: z.coerce.number().int().positive(),
+  /** A comma list of the key's scopes. */
+  scopes: z.string(),
+  /** The agent the key is bound to; empty when it is bound to none. */
+  agentId: z.string(),
+  /** When the key ends (ISO 8601); empty when it does not. */
+  expiresAt: z.string(),
 });
 
 /** The log message of an authorizer that failed (not one that refused a key); the stack counts these lines. */
@@ -24,39 +29,51 @@ export type AuthorizerContext = Record<string, string | number | boolean>;
 
 /** Encodes a principal as the authorizer's `context` map. */
 export function toAuthorizerContext(principal: Principal): AuthorizerContext {
-  return { tenantId: principal.tenantId, keyId: principal.keyId, ...principal.limits };
+  return {
+    tenantId: principal.tenantId,
+    keyId: principal.keyId,
+    ...principal.limits,
+    scopes: principal.scopes.join(','),
+    agentId: principal.agentId ?? '',
+    expiresAt: principal.expiresAt ?? '',
+  };
 }
 
 /**
  * The principals decoded from frozen authorizer contexts, by context. A frozen context cannot change, so
  * its principal is decoded once: the local gateway hands the same frozen context to every request of a key
- * while its authorizer answer is cached, and a route decodes it twice (requirePrincipal, then the handler).
+ * while its authorizer answer is cached, and a route decodes it twice (requireAccess in access.ts, then the handler).
  */
 const decoded = new WeakMap<object, Principal>();
 
-/** Decodes the authorizer context of a route event; throws 401 when it is missing or malformed. */
+/**
+ * The principal, unless its key has ended: a key expires at once, though API Gateway (or the local gateway)
+ * may still hold the authorizer's Allow for it in its cache.
+ */
+function live(principal: Principal): Principal {
+  if (principal.expiresAt !== null && Date.parse(principal.expiresAt) <= Date.now()) {
+    throw new AppError('unauthorized', 'A valid API key is required');
+  }
+  return principal;
+}
+
+/** Decodes the authorizer context of a route event; throws 401 when it is missing, malformed or its key has ended. */
 export function principalOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): Principal {
   const context: unknown = event.requestContext?.authorizer ?? undefined;
   const frozen = typeof context === 'object' && context !== null && Object.isFrozen(context);
   const known = frozen ? decoded.get(context) : undefined;
-  if (known) return known;
+  if (known) return live(known);
   const parsed = authorizerContextSchema.safeParse(context);
   if (!parsed.success) throw new AppError('unauthorized', 'A valid API key is required');
-  const { tenantId, keyId, ...limits } = parsed.data;
-  const principal: Principal = Object.freeze({ tenantId, keyId, limits: Object.freeze(limits) });
+  const { tenantId, keyId, scopes, agentId, expiresAt, ...limits } = parsed.data;
+  const principal: Principal = Object.freeze({
+    tenantId,
+    keyId,
+    limits: Object.freeze(limits),
+    scopes: Object.freeze(scopesOf(scopes)),
+    agentId: agentId === '' ? null : agentId,
+    expiresAt: expiresAt === '' ? null : expiresAt,
+  });
   if (frozen) decoded.set(context, principal);
-  return principal;
-}
-
-/**
- * Refuses, before any other check, an event that carries no valid authorizer context. API Gateway (or the
- * local gateway) has already authenticated the caller; this keeps a handler safe if it is ever invoked
- * without one.
- */
-export function requirePrincipal(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
-  return {
-    before: async (request) => {
-      principalOf(request.event);
-    },
-  };
+  return live(principal);
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { issueKey, type IssuedKey } from '../../local/tenants.js';
 import { hashApiKey } from '../../shared/domain/api-key.js';
+import { SCOPES, type Scope } from '../../shared/domain/tenant.js';
 import { aRecord, startTestService, type TestService } from '../support/local-service.js';
 import { checkAnswer } from '../support/response-shapes.js';
 
@@ -292,5 +293,57 @@ describe('tenant isolation', () => {
     expectUnauthorized(await send('GET', '/api/v1/forget/01900000-0000-7000-8000-000000000000', bearer(`mem_${'A'.repeat(43)}`)));
     const r = await send('GET', '/api/v1/forget/01900000-0000-7000-8000-000000000000', bearer(b.api_key));
     expect({ status: r.status, error: r.body.error }).toEqual({ status: 404, error: 'not_found' });
+  });
+});
+
+describe('scopes: a key may do what its scopes allow, and gets 403 forbidden naming the scope it lacks', () => {
+  /** Every operation, with a request that its scope lets through (the path made for the key's tenant). */
+  const operations: { method: 'GET' | 'POST' | 'DELETE'; path: (apiKey: string) => Promise<string>; body?: unknown; scope: Scope }[] = [
+    { method: 'POST', path: async () => '/api/v1/record', body: aRecord(), scope: 'write' },
+    { method: 'GET', path: async () => '/api/v1/record', scope: 'read' },
+    { method: 'GET', path: (key) => recordOf(key), scope: 'read' },
+    { method: 'DELETE', path: (key) => recordOf(key), scope: 'delete' },
+    { method: 'POST', path: async () => '/api/v1/forget', body: { agent_id: 'nobody', dry_run: true }, scope: 'delete' },
+    { method: 'GET', path: async () => '/api/v1/forget/01900000-0000-7000-8000-000000000000', scope: 'delete' },
+    { method: 'GET', path: async () => '/api/v1/query?q=dark', scope: 'read' },
+    { method: 'GET', path: async () => '/api/v1/usage', scope: 'read' },
+    { method: 'POST', path: async () => '/v1/classify', body: { title: 'We chose SQLite', body: 'Decided.' }, scope: 'read' },
+    { method: 'POST', path: async () => '/api/v1/classify', body: { title: 'We chose SQLite', body: 'Decided.' }, scope: 'read' },
+  ];
+  const keyWith: Partial<Record<Scope, string>> = {};
+  beforeAll(async () => {
+    for (const scope of SCOPES) keyWith[scope] = (await issueKey(svc.backend.keys, svc.tenant.tenant_id, { scopes: [scope] })).api_key;
+  });
+
+  test.each(operations.flatMap((op) => SCOPES.map((scope) => [`${op.method} (${op.scope})`, scope, op] as const)))(
+    '%s with a key of the %s scope only',
+    async (_, scope, op) => {
+      // The path names a record of the tenant, made with the full key.
+      const r = await send(op.method, await op.path(svc.tenant.api_key), bearer(keyWith[scope]!), op.body);
+      if (scope === op.scope) {
+        expect(r.status).not.toBe(403);
+        expect(r.status).toBeLessThan(500);
+      } else {
+        expect({ status: r.status, error: r.body.error }).toEqual({ status: 403, error: 'forbidden' });
+        expect(r.body.message).toContain(`${op.scope} scope`);
+      }
+    },
+  );
+
+  test('a key made with every scope can do everything; one made before scopes has every scope', async () => {
+    const full = await issueKey(svc.backend.keys, svc.tenant.tenant_id, { scopes: [...SCOPES] });
+    for (const op of operations) expect((await send(op.method, await op.path(full.api_key), bearer(full.api_key), op.body)).status).not.toBe(403);
+  });
+
+  test('an expired key answers 401 at once, whatever the authorizer cache holds; one not yet expired works', async () => {
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const ending = await issueKey(svc.backend.keys, svc.tenant.tenant_id, { expiresAt: soon });
+    const later = await issueKey(svc.backend.keys, svc.tenant.tenant_id, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    expect((await send('GET', '/api/v1/usage', bearer(ending.api_key))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(soon) - Date.now() + 50));
+    expectUnauthorized(await send('GET', '/api/v1/usage', bearer(ending.api_key)));
+    expect((await send('GET', '/api/v1/usage', bearer(later.api_key))).status).toBe(200);
+    const past = await issueKey(svc.backend.keys, svc.tenant.tenant_id, { expiresAt: '2020-01-01T00:00:00.000Z' });
+    expectUnauthorized(await send('GET', '/api/v1/usage', bearer(past.api_key)));
   });
 });

@@ -23,7 +23,18 @@ describe('what API Gateway does not check for us', () => {
       findByHash: async (hash: string) =>
         hash === hashApiKey('mem_secret')
           ? {
-              key: { key_id: keyId, tenant_id: 't', status: 'active', rate: null, burst: null, created_at: '', revoked_at: null },
+              key: {
+                key_id: keyId,
+                tenant_id: 't',
+                status: 'active',
+                scopes: ['read', 'write', 'delete'],
+                agent_id: null,
+                expires_at: null,
+                rate: null,
+                burst: null,
+                created_at: '',
+                revoked_at: null,
+              },
               tenant: { tenant_id: 't', name: 'n', limits: { recordQuota: 1, queryQuota: 1, rate: 1, burst: 1 }, created_at: '' },
             }
           : null,
@@ -55,10 +66,13 @@ describe('what API Gateway does not check for us', () => {
     const event = (body: string) =>
       ({
         httpMethod: 'POST',
+        resource: '/api/v1/record',
         headers: { 'Content-Type': 'application/json' },
         body,
         isBase64Encoded: false,
-        requestContext: { authorizer: { tenantId: 't', keyId: 'key_0000000000000001', recordQuota: 9, queryQuota: 9, rate: 1, burst: 1 } },
+        requestContext: {
+          authorizer: { tenantId: 't', keyId: 'key_0000000000000001', recordQuota: 9, queryQuota: 9, rate: 1, burst: 1, scopes: 'write', agentId: '', expiresAt: '' },
+        },
       }) as unknown as APIGatewayProxyEvent;
     const big = JSON.stringify({ agent_id: 'a', type: 'fact', title: 't', body: 'x'.repeat(LIMITS.requestBytes) });
     const res = await handler(event(big), lambdaContext('record'));

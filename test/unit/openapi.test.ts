@@ -164,9 +164,9 @@ describe('docs/openapi.json', () => {
 
   test('each operation answers what decisions.md lists for it', () => {
     const statuses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses);
-    expect(statuses('post', '/api/v1/record')).toEqual(['201', '400', '401', '413', '414', '415', '422', '429', '431', '500', '507']);
-    expect(statuses('get', '/api/v1/query')).toEqual(['200', '400', '401', '414', '429', '431', '500', '503']);
-    for (const path of ['/v1/classify', '/api/v1/classify']) expect(statuses('post', path)).toEqual(['200', '400', '401', '413', '414', '415', '429', '431', '500']);
+    expect(statuses('post', '/api/v1/record')).toEqual(['201', '400', '401', '403', '413', '414', '415', '422', '429', '431', '500', '507']);
+    expect(statuses('get', '/api/v1/query')).toEqual(['200', '400', '401', '403', '414', '429', '431', '500', '503']);
+    for (const path of ['/v1/classify', '/api/v1/classify']) expect(statuses('post', path)).toEqual(['200', '400', '401', '403', '413', '414', '415', '429', '431', '500']);
     expect(codesListed(doc.paths['/api/v1/query'].get.responses['429'].description)).toEqual(['rate_limited', 'query_quota_exceeded']);
     expect(Object.keys(doc.paths['/api/v1/record'].post.responses['201'].headers)).toEqual(['Location', 'Idempotent-Replayed', 'X-Request-Id']);
   });

@@ -90,6 +90,9 @@ test('a database of the engine before search_newest gets it, for every merged re
     DROP INDEX records_tenant_created;
     DROP INDEX records_tenant_agent_created;
     DROP INDEX classification_jobs_record;
+    ALTER TABLE api_keys DROP COLUMN scopes;
+    ALTER TABLE api_keys DROP COLUMN agent_id;
+    ALTER TABLE api_keys DROP COLUMN expires_at;
     CREATE INDEX records_tenant_recent ON records(tenant_id, created_at DESC, seq DESC);
     CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
   `);

@@ -23,9 +23,9 @@ function event(method: 'GET' | 'POST', body: unknown, query: Record<string, stri
     stageVariables: null,
     body: body === undefined ? null : JSON.stringify(body),
     isBase64Encoded: false,
-    resource: '',
+    resource: method === 'POST' ? '/api/v1/record' : '/api/v1/query',
     requestContext: {
-      authorizer: { tenantId: TENANT, keyId: 'key_0000000000000001', recordQuota: 10, queryQuota: 10, rate: 5, burst: 5 },
+      authorizer: { tenantId: TENANT, keyId: 'key_0000000000000001', recordQuota: 10, queryQuota: 10, rate: 5, burst: 5, scopes: 'read,write,delete', agentId: '', expiresAt: '' },
     } as unknown as APIGatewayProxyEvent['requestContext'],
   };
 }

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { ApiKeyInfo, Limits, Tenant } from '../../domain/tenant.js';
+import { scopesOf, type ApiKeyInfo, type KeyGrant, type Limits, type Tenant } from '../../domain/tenant.js';
 import type { KeyLookup, KeyStore, NewTenant } from '../../ports.js';
 import type { Db } from './database.js';
 
@@ -19,6 +19,9 @@ interface KeyRow {
   rate: number | null;
   burst: number | null;
   status: 'active' | 'revoked';
+  scopes: string;
+  agent_id: string | null;
+  expires_at: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -37,6 +40,9 @@ function toKey(row: KeyRow): ApiKeyInfo {
     key_id: row.id,
     tenant_id: row.tenant_id,
     status: row.status,
+    scopes: scopesOf(row.scopes),
+    agent_id: row.agent_id,
+    expires_at: row.expires_at,
     rate: row.rate,
     burst: row.burst,
     created_at: row.created_at,
@@ -44,7 +50,7 @@ function toKey(row: KeyRow): ApiKeyInfo {
   };
 }
 
-const KEY_COLUMNS = 'id, tenant_id, rate, burst, status, created_at, revoked_at';
+const KEY_COLUMNS = 'id, tenant_id, rate, burst, status, scopes, agent_id, expires_at, created_at, revoked_at';
 
 /** Tenants and API keys on SQLite. Keys are stored as SHA-256 hashes only. */
 export class SqliteKeyStore implements KeyStore {
@@ -81,7 +87,7 @@ export class SqliteKeyStore implements KeyStore {
 
   async createKey(
     tenantId: string,
-    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null },
+    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null } & KeyGrant,
   ): Promise<ApiKeyInfo> {
     const row: KeyRow = {
       id: key.keyId,
@@ -89,13 +95,16 @@ export class SqliteKeyStore implements KeyStore {
       rate: key.rate ?? null,
       burst: key.burst ?? null,
       status: 'active',
+      scopes: scopesOf(key.scopes).join(','),
+      agent_id: key.agentId ?? null,
+      expires_at: key.expiresAt ?? null,
       created_at: this.now().toISOString(),
       revoked_at: null,
     };
     this.db
       .prepare(
-        `INSERT INTO api_keys (id, tenant_id, key_hash, rate, burst, status, created_at)
-         VALUES (@id, @tenant_id, @key_hash, @rate, @burst, @status, @created_at)`,
+        `INSERT INTO api_keys (id, tenant_id, key_hash, rate, burst, status, scopes, agent_id, expires_at, created_at)
+         VALUES (@id, @tenant_id, @key_hash, @rate, @burst, @status, @scopes, @agent_id, @expires_at, @created_at)`,
       )
       .run({ ...row, key_hash: key.keyHash, revoked_at: undefined });
     return toKey(row);

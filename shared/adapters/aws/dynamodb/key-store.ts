@@ -6,7 +6,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
-import type { ApiKeyInfo, Limits, Tenant } from '../../../domain/tenant.js';
+import { scopesOf, type ApiKeyInfo, type KeyGrant, type Limits, type Tenant } from '../../../domain/tenant.js';
 import type { KeyLookup, KeyStore, NewTenant } from '../../../ports.js';
 import { scanAll } from './scan.js';
 import { batchDelete, conditionFailed, transactWrite } from './transact.js';
@@ -43,6 +43,10 @@ interface KeyItem {
   status: 'active' | 'revoked';
   rate: number | null;
   burst: number | null;
+  /** A comma list; absent on the keys made before scopes, which have every scope. */
+  scopes?: string;
+  agent_id?: string | null;
+  expires_at?: string | null;
   created_at: string;
   /** Absent until the key is revoked, so `if_not_exists` keeps the first revocation time. */
   revoked_at?: string;
@@ -72,6 +76,9 @@ function toKey(item: KeyItem): ApiKeyInfo {
     key_id: item.key_id,
     tenant_id: item.tenant_id,
     status: item.status,
+    scopes: scopesOf(item.scopes),
+    agent_id: item.agent_id ?? null,
+    expires_at: item.expires_at ?? null,
     rate: item.rate ?? null,
     burst: item.burst ?? null,
     created_at: item.created_at,
@@ -125,7 +132,7 @@ export class DynamoDbKeyStore implements KeyStore {
 
   async createKey(
     tenantId: string,
-    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null },
+    key: { keyId: string; keyHash: string; rate?: number | null; burst?: number | null } & KeyGrant,
   ): Promise<ApiKeyInfo> {
     const item: KeyItem = {
       ...keyKey(tenantId, key.keyId),
@@ -135,6 +142,9 @@ export class DynamoDbKeyStore implements KeyStore {
       status: 'active',
       rate: key.rate ?? null,
       burst: key.burst ?? null,
+      scopes: scopesOf(key.scopes).join(','),
+      agent_id: key.agentId ?? null,
+      expires_at: key.expiresAt ?? null,
       created_at: this.now().toISOString(),
     };
     const pointer: PointerItem = { tenant_id: tenantId, key_id: key.keyId };
