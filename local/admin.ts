@@ -8,7 +8,8 @@ import { AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/settings.js';
 import type { KeyThrottle } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
-import type { ApiKeyInfo, Limits, Tenant } from '../shared/domain/tenant.js';
+import { SCOPES, scopesOf, type ApiKeyInfo, type Limits, type Scope, type Tenant } from '../shared/domain/tenant.js';
+import { parseSince } from '../shared/domain/since.js';
 import { codePoints, isBlank } from '../shared/domain/text.js';
 import type { ErasedCounts } from '../shared/ports.js';
 import { countRecords, exportRecords, ImportInterrupted, importRecords, OutputFailed } from './admin-records.js';
@@ -22,7 +23,7 @@ const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] [--cr
   tenant update --tenant <tenant_id> [--name <name>] [--record-quota N] [--query-quota N] [--rate R] [--burst B]
   tenant delete --tenant <tenant_id> [--confirm]
   tenant list
-  key create --tenant <tenant_id> [--rate R] [--burst B]
+  key create --tenant <tenant_id> [--rate R] [--burst B] [--scope read,write,delete] [--expires-in 30d | --expires-at <date-time>]
   key revoke <api_key or key_id>
   key list --tenant <tenant_id>
   usage [--tenant <tenant_id>] [--month YYYY-MM]
@@ -149,6 +150,9 @@ const OPTIONS = {
   rate: { type: 'string' },
   burst: { type: 'string' },
   file: { type: 'string' },
+  scope: { type: 'string' },
+  'expires-in': { type: 'string' },
+  'expires-at': { type: 'string' },
   confirm: { type: 'boolean' },
   backend: { type: 'string' },
   create: { type: 'boolean' },
@@ -168,7 +172,7 @@ const COMMANDS: Record<string, { options: readonly OptionName[]; required?: Part
   'tenant update': { options: ['tenant', ...TENANT_FIELDS], required: { tenant: '<tenant_id>' } },
   'tenant delete': { options: ['tenant', 'confirm'], required: { tenant: '<tenant_id>' } },
   'tenant list': { options: [] },
-  'key create': { options: ['tenant', 'rate', 'burst'], required: { tenant: '<tenant_id>' } },
+  'key create': { options: ['tenant', 'rate', 'burst', 'scope', 'expires-in', 'expires-at'], required: { tenant: '<tenant_id>' } },
   'key revoke': { options: [], argument: '<api_key or key_id>' },
   'key list': { options: ['tenant'], required: { tenant: '<tenant_id>' } },
   usage: { options: ['tenant', 'month'] },
@@ -245,7 +249,33 @@ function parseCommandLine(argv: string[]) {
     queryQuota: count('query-quota', values['query-quota'], true),
     rate: rate(values.rate),
     burst: count('burst', values.burst, false),
+    scopes: values.scope === undefined ? undefined : scopeList(values.scope),
+    expiresAt: keyEnd(values['expires-in'], values['expires-at']),
   };
+}
+
+/** `--scope read,write`: known scopes, at least one, each once. */
+function scopeList(raw: string): Scope[] {
+  const named = raw.split(',').map((s) => s.trim());
+  const unknown = named.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0 || named.length === 0) throw usage(`--scope takes a comma list of ${SCOPES.join(', ')}; not ${unknown.join(', ') || 'nothing'}`);
+  return scopesOf(named);
+}
+
+/** The key's end: `--expires-in` 30d, 12h or 90m from now, or `--expires-at` a date or date-time in the future; not both. */
+function keyEnd(inRaw: string | undefined, atRaw: string | undefined): string | undefined {
+  if (inRaw !== undefined && atRaw !== undefined) throw usage('give --expires-in or --expires-at, not both');
+  if (inRaw !== undefined) {
+    const m = /^(\d{1,5})([dhm])$/.exec(inRaw.trim());
+    if (!m || Number(m[1]) === 0) throw usage('--expires-in must be a whole number of days, hours or minutes, e.g. 30d, 12h or 90m');
+    const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+    return new Date(Date.now() + Number(m[1]) * unit).toISOString();
+  }
+  if (atRaw === undefined) return undefined;
+  const at = parseSince(atRaw);
+  if (at === null) throw usage('--expires-at must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+  if (Date.parse(at) <= Date.now()) throw usage('--expires-at must be in the future');
+  return at;
 }
 
 /** A tenant name as stored: trimmed, not blank, at most NAME_MAX characters. */
@@ -368,7 +398,7 @@ export async function adminCommand(
       case 'key create': {
         const tenant = await requireTenant(line.tenant!);
         const perKey = { rate: line.rate ?? null, burst: line.burst ?? null };
-        const issued = await issueKey(keys, tenant.tenant_id, perKey);
+        const issued = await issueKey(keys, tenant.tenant_id, { ...perKey, scopes: line.scopes, expiresAt: line.expiresAt ?? null });
         return await registerIssued(stores, issued, effectiveThrottle(perKey, tenant), 'run the same key create again');
       }
       case 'key revoke': {
