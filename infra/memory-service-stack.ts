@@ -77,10 +77,11 @@ export class MemoryServiceStack extends Stack {
     // Reads: a record by id, a listing (16 partition queries), and the running forget jobs that hide records.
     tables.records.grant(fn.read, 'dynamodb:GetItem', 'dynamodb:Query');
     tables.tenants.grant(fn.read, 'dynamodb:Query');
-    // The only API function that may delete: a record by id (its old image tells whether it was there), a
-    // forget's matches (by ids, or by its selectors' partition queries); a large forget is a job item in the
-    // tenants table and a message to the worker. It reads the jobs back for the status route.
-    tables.records.grant(fn.forget, 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:BatchGetItem');
+    // The only API function that may delete: a record by id (its old image tells whether it was there; a key
+    // bound to an agent reads the record first, to delete only its agent's), a forget's matches (by ids, or by
+    // its selectors' partition queries); a large forget is a job item in the tenants table and a message to
+    // the worker. It reads the jobs back for the status route.
+    tables.records.grant(fn.forget, 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem');
     tables.tenants.grant(fn.forget, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query');
     data.forgetQueue.grant(fn.forget, 'sqs:SendMessage');
     // The worker finds a job's records by partition queries (a job never names ids: a forget of ids is at

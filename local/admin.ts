@@ -10,6 +10,7 @@ import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
 import { SCOPES, scopesOf, type ApiKeyInfo, type Limits, type Scope, type Tenant } from '../shared/domain/tenant.js';
 import { parseSince } from '../shared/domain/since.js';
+import { LIMITS } from '../shared/domain/record.js';
 import { codePoints, isBlank } from '../shared/domain/text.js';
 import type { ErasedCounts } from '../shared/ports.js';
 import { countRecords, exportRecords, ImportInterrupted, importRecords, OutputFailed } from './admin-records.js';
@@ -23,7 +24,7 @@ const HELP = `Usage: npm run --silent admin -- [--backend sqlite|dynamodb] [--cr
   tenant update --tenant <tenant_id> [--name <name>] [--record-quota N] [--query-quota N] [--rate R] [--burst B]
   tenant delete --tenant <tenant_id> [--confirm]
   tenant list
-  key create --tenant <tenant_id> [--rate R] [--burst B] [--scope read,write,delete] [--expires-in 30d | --expires-at <date-time>]
+  key create --tenant <tenant_id> [--rate R] [--burst B] [--scope read,write,delete] [--agent <agent_id>] [--expires-in 30d | --expires-at <date-time>]
   key revoke <api_key or key_id>
   key list --tenant <tenant_id>
   usage [--tenant <tenant_id>] [--month YYYY-MM]
@@ -151,6 +152,7 @@ const OPTIONS = {
   burst: { type: 'string' },
   file: { type: 'string' },
   scope: { type: 'string' },
+  agent: { type: 'string' },
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
   confirm: { type: 'boolean' },
@@ -172,7 +174,7 @@ const COMMANDS: Record<string, { options: readonly OptionName[]; required?: Part
   'tenant update': { options: ['tenant', ...TENANT_FIELDS], required: { tenant: '<tenant_id>' } },
   'tenant delete': { options: ['tenant', 'confirm'], required: { tenant: '<tenant_id>' } },
   'tenant list': { options: [] },
-  'key create': { options: ['tenant', 'rate', 'burst', 'scope', 'expires-in', 'expires-at'], required: { tenant: '<tenant_id>' } },
+  'key create': { options: ['tenant', 'rate', 'burst', 'scope', 'agent', 'expires-in', 'expires-at'], required: { tenant: '<tenant_id>' } },
   'key revoke': { options: [], argument: '<api_key or key_id>' },
   'key list': { options: ['tenant'], required: { tenant: '<tenant_id>' } },
   usage: { options: ['tenant', 'month'] },
@@ -250,8 +252,16 @@ function parseCommandLine(argv: string[]) {
     rate: rate(values.rate),
     burst: count('burst', values.burst, false),
     scopes: values.scope === undefined ? undefined : scopeList(values.scope),
+    agentId: values.agent === undefined ? undefined : agentName(values.agent),
     expiresAt: keyEnd(values['expires-in'], values['expires-at']),
   };
+}
+
+/** `--agent`: an agent id as records carry it (not blank, at most LIMITS.agentIdChars characters). */
+function agentName(raw: string): string {
+  if (isBlank(raw)) throw usage('--agent must not be blank');
+  if (codePoints(raw) > LIMITS.agentIdChars) throw usage(`--agent must be at most ${LIMITS.agentIdChars} characters`);
+  return raw;
 }
 
 /** `--scope read,write`: known scopes, at least one, each once. */
@@ -398,7 +408,7 @@ export async function adminCommand(
       case 'key create': {
         const tenant = await requireTenant(line.tenant!);
         const perKey = { rate: line.rate ?? null, burst: line.burst ?? null };
-        const issued = await issueKey(keys, tenant.tenant_id, { ...perKey, scopes: line.scopes, expiresAt: line.expiresAt ?? null });
+        const issued = await issueKey(keys, tenant.tenant_id, { ...perKey, scopes: line.scopes, agentId: line.agentId ?? null, expiresAt: line.expiresAt ?? null });
         return await registerIssued(stores, issued, effectiveThrottle(perKey, tenant), 'run the same key create again');
       }
       case 'key revoke': {

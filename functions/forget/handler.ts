@@ -4,6 +4,7 @@ import { AppError } from '../../shared/domain/errors.js';
 import { recordIdOf } from '../../shared/domain/record.js';
 import { parseForgetInput } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
+import { agentFor, mayRead } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { readJsonBody } from '../../shared/http/json-body.js';
 import { jsonResult } from '../../shared/http/responses.js';
@@ -12,7 +13,7 @@ import type { RecordStore } from '../../shared/ports.js';
 import { recordNotFound } from '../read/handler.js';
 
 export interface ForgetHandlerDeps {
-  records: Pick<RecordStore, 'delete' | 'forget' | 'forgetJob'>;
+  records: Pick<RecordStore, 'get' | 'delete' | 'forget' | 'forgetJob'>;
   logger: Logger;
   /** Per-tenant usage metrics (on AWS); none locally. */
   metrics?: Metrics;
@@ -27,7 +28,8 @@ export interface ForgetHandlerDeps {
 export function createForgetHandler({ records, logger, metrics, now = () => new Date() }: ForgetHandlerDeps) {
   const usage = usageMetrics(metrics);
   return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const { tenantId } = principalOf(event);
+    const principal = principalOf(event);
+    const { tenantId } = principal;
     const jobId = event.pathParameters?.job_id;
     if (jobId !== undefined) {
       const job = await records.forgetJob(tenantId, jobId);
@@ -37,7 +39,9 @@ export function createForgetHandler({ records, logger, metrics, now = () => new 
     const rawId = event.pathParameters?.id;
     if (rawId !== undefined) {
       const id = recordIdOf(rawId);
-      const deleted = id === null ? null : await records.delete(tenantId, id);
+      // A key bound to an agent deletes that agent's records only; another agent's is as unknown to it.
+      const visible = id !== null && (principal.agentId === null || (await records.get(tenantId, id).then((r) => r !== null && mayRead(principal, r))));
+      const deleted = visible ? await records.delete(tenantId, id) : null;
       if (!deleted) throw recordNotFound();
       usage.recordsDeleted(tenantId, 1);
       return jsonResult(200, deleted);
@@ -45,7 +49,12 @@ export function createForgetHandler({ records, logger, metrics, now = () => new 
     // POST /api/v1/forget: the only route here with a body.
     const { dry_run = false, ids, ...rest } = parseForgetInput(readJsonBody(event));
     // Ids compare as the stores keep them (lowercase); one that cannot be a record id matches nothing.
-    const selectors = ids === undefined ? rest : { ...rest, ids: ids.map(recordIdOf).filter((id) => id !== null) };
+    const selectors = {
+      ...rest,
+      // A key bound to an agent forgets that agent's records only.
+      agent_id: agentFor(principal, rest.agent_id),
+      ...(ids === undefined ? {} : { ids: ids.map(recordIdOf).filter((id) => id !== null) }),
+    };
     const outcome = await records.forget(tenantId, selectors, { dryRun: dry_run, at: now() });
     if (outcome.kind === 'job') {
       usage.recordsDeleted(tenantId, outcome.matched);

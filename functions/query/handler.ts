@@ -6,6 +6,7 @@ import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.
 import { publicRecord, type SearchHit } from '../../shared/domain/record.js';
 import { parseSearchParams } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
+import { agentFor } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import { usageMetrics } from '../../shared/http/usage-metrics.js';
@@ -34,11 +35,12 @@ function toResult(hit: SearchHit) {
 export function createQueryHandler({ search, usage, logger, metrics, now = () => new Date() }: QueryHandlerDeps) {
   const usageMetric = usageMetrics(metrics);
   return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const { tenantId, limits } = principalOf(event);
+    const principal = principalOf(event);
+    const { tenantId, limits } = principal;
     const params = parseSearchParams(event.queryStringParameters ?? {});
     const hits = await search.search(tenantId, {
       text: parseQuery(params.q),
-      agent_id: params.agent_id,
+      agent_id: agentFor(principal, params.agent_id),
       type: params.type,
       client: params.client,
       since: params.since,

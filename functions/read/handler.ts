@@ -4,6 +4,7 @@ import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
 import { publicRecord, recordIdOf } from '../../shared/domain/record.js';
 import { parseListParams } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
+import { agentFor, mayRead } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import type { RecordStore } from '../../shared/ports.js';
@@ -23,17 +24,21 @@ export const recordNotFound = () => new AppError('not_found', 'No record with th
  */
 export function createReadHandler({ records, logger }: ReadHandlerDeps) {
   return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const { tenantId } = principalOf(event);
+    const principal = principalOf(event);
+    const { tenantId } = principal;
     const rawId = event.pathParameters?.id;
     if (rawId !== undefined) {
       const id = recordIdOf(rawId);
       const record = id === null ? null : await records.get(tenantId, id);
-      if (!record) throw recordNotFound();
+      // Another agent's record, to a key bound to an agent, is as unknown as another tenant's.
+      if (!record || !mayRead(principal, record)) throw recordNotFound();
       return jsonResult(200, publicRecord(record));
     }
     const request = listRequest(tenantId, parseListParams(event.queryStringParameters ?? {}));
+    // A key bound to an agent lists that agent's records (the cursor keeps the filters as the caller sent them).
+    const filters = { ...request.filters, agent_id: agentFor(principal, request.filters.agent_id) };
     // One more than the page: whether there is a next page is known without an empty last page.
-    const found = await records.list(tenantId, { ...request, limit: request.limit + 1 });
+    const found = await records.list(tenantId, { ...request, filters, limit: request.limit + 1 });
     const page = found.slice(0, request.limit);
     const last = page.at(-1);
     const next_cursor = found.length > request.limit && last ? encodeCursor(tenantId, request, last) : null;

@@ -5,6 +5,7 @@ import { quotaMonth } from '../../shared/domain/quota-month.js';
 import { newRecord, recordBytes } from '../../shared/domain/record.js';
 import { parseRecordInput } from '../../shared/domain/validation.js';
 import { apiRoute } from '../../shared/http/api-route.js';
+import { agentFor } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import type { JsonEvent } from '../../shared/http/json-body.js';
 import { headerValue, jsonResult } from '../../shared/http/responses.js';
@@ -23,8 +24,10 @@ export interface RecordHandlerDeps {
 export function createRecordHandler({ records, logger, metrics, now = () => new Date() }: RecordHandlerDeps) {
   const usage = usageMetrics(metrics);
   return apiRoute(logger, { jsonBody: true }).handler(async (event) => {
-    const { tenantId, limits } = principalOf(event);
+    const principal = principalOf(event);
+    const { tenantId, limits } = principal;
     const input = parseRecordInput((event as unknown as JsonEvent).body);
+    agentFor(principal, input.agent_id);
     const key = readIdempotencyKey(headerValue(event.headers, 'idempotency-key'));
     const at = now();
     const record = newRecord(tenantId, input, at);

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../domain/errors.js';
-import type { Scope } from '../domain/tenant.js';
+import type { Principal, Scope } from '../domain/tenant.js';
 import { principalOf } from './auth-context.js';
 
 /**
@@ -45,4 +45,22 @@ export function requireAccess(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayP
       }
     },
   };
+}
+
+/**
+ * The agent a request acts for. A key bound to an agent acts for that agent only: a request that names no
+ * agent is one for it, and one that names another agent is 403 `forbidden`. A key bound to none acts for
+ * the agent the request names, if any.
+ */
+export function agentFor(principal: Principal, named: string | null | undefined): string | undefined {
+  if (principal.agentId === null) return named ?? undefined;
+  if (named !== undefined && named !== null && named !== principal.agentId) {
+    throw new AppError('forbidden', `This key is bound to agent "${principal.agentId}" and may not act for agent "${named}"`);
+  }
+  return principal.agentId;
+}
+
+/** Whether the key may see this record: always, unless it is bound to another agent than the record's. */
+export function mayRead(principal: Principal, record: { agent_id: string }): boolean {
+  return principal.agentId === null || record.agent_id === principal.agentId;
 }

@@ -132,15 +132,16 @@ test('key create issues another key; key list shows both as active and never a k
   }
 });
 
-test('key create --scope and --expires-in make a key that can do less and ends; key list shows both, and a bad value is a usage error', async () => {
+test('key create --scope, --agent and --expires-in make a key that can do less and ends; key list shows both, and a bad value is a usage error', async () => {
   const scoped = await admin(['tenant', 'create', '--name', 'scoped'], env);
-  const limited = await admin(['key', 'create', '--tenant', scoped.tenant_id, '--scope', 'read,delete', '--expires-in', '30d'], env);
+  const limited = await admin(['key', 'create', '--tenant', scoped.tenant_id, '--scope', 'read,delete', '--agent', 'dashboard', '--expires-in', '30d'], env);
   const listed = (await runAdmin(['key', 'list', '--tenant', scoped.tenant_id], env)).json as any[];
   const shown = listed.find((k) => k.key_id === limited.key_id);
   expect(shown.scopes).toEqual(['read', 'delete']);
+  expect(shown.agent_id).toBe('dashboard');
   expect(Date.parse(shown.expires_at) - Date.now()).toBeGreaterThan(29 * 86_400_000);
   expect(listed.find((k) => k.key_id === scoped.key_id)).toMatchObject({ scopes: ['read', 'write', 'delete'], expires_at: null, agent_id: null });
-  for (const args of [['--scope', 'admin'], ['--expires-in', '3 weeks'], ['--expires-at', '2001-01-01'], ['--expires-in', '1d', '--expires-at', '2099-01-01']]) {
+  for (const args of [['--agent', ' '], ['--scope', 'admin'], ['--expires-in', '3 weeks'], ['--expires-at', '2001-01-01'], ['--expires-in', '1d', '--expires-at', '2099-01-01']]) {
     const r = await runAdmin(['key', 'create', '--tenant', acme.tenant_id, ...args], env);
     expect({ code: r.code, error: JSON.parse(r.stderr.trim().split('\n').at(-1)!).error }).toEqual({ code: 2, error: 'usage' });
   }

@@ -347,3 +347,62 @@ describe('scopes: a key may do what its scopes allow, and gets 403 forbidden nam
     expectUnauthorized(await send('GET', '/api/v1/usage', bearer(past.api_key)));
   });
 });
+
+describe('a key bound to an agent reads, writes and forgets for that agent only', () => {
+  let tenant: IssuedKey;
+  let bound: string;
+  const ids: Record<'mine' | 'theirs', string[]> = { mine: [], theirs: [] };
+  const as = (key: string, method: string, path: string, json?: unknown) => send(method, path, bearer(key), json);
+
+  beforeAll(async () => {
+    tenant = await svc.newTenant({}, 'bound-agents');
+    bound = (await issueKey(svc.backend.keys, tenant.tenant_id, { agentId: 'mine' })).api_key;
+    for (const agent of ['mine', 'theirs'] as const) {
+      for (let i = 0; i < 2; i++) {
+        const r = await as(tenant.api_key, 'POST', '/api/v1/record', aRecord({ agent_id: agent, title: `bound zephyr ${agent} ${i}` }));
+        ids[agent].push(r.body.id);
+      }
+    }
+    await svc.backend.settle();
+  });
+
+  const forbidden = (r: Reply) => {
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 403, error: 'forbidden' });
+    expect(r.body.message).toContain('"mine"');
+  };
+
+  test('naming another agent is 403: in a search, a listing, a write and a forget', async () => {
+    forbidden(await as(bound, 'GET', '/api/v1/query?q=zephyr&agent_id=theirs'));
+    forbidden(await as(bound, 'GET', '/api/v1/record?agent_id=theirs'));
+    forbidden(await as(bound, 'POST', '/api/v1/record', aRecord({ agent_id: 'theirs' })));
+    forbidden(await as(bound, 'POST', '/api/v1/forget', { agent_id: 'theirs', dry_run: true }));
+  });
+
+  test('naming no agent, or its own, is the same as naming its own', async () => {
+    const hits = (await as(bound, 'GET', '/api/v1/query?q=zephyr&limit=100')).body.map((h: { id: string }) => h.id);
+    expect(hits.sort()).toEqual([...ids.mine].sort());
+    expect((await as(bound, 'GET', '/api/v1/query?q=zephyr&agent_id=mine')).body).toHaveLength(2);
+    const newest = (await as(bound, 'GET', '/api/v1/query')).body.map((h: { agent_id: string }) => h.agent_id);
+    expect(new Set(newest)).toEqual(new Set(['mine']));
+    const listed = (await as(bound, 'GET', '/api/v1/record?limit=100')).body.records.map((r: { id: string }) => r.id);
+    expect(listed.sort()).toEqual([...ids.mine].sort());
+    expect((await as(bound, 'POST', '/api/v1/record', aRecord({ agent_id: 'mine' }))).status).toBe(201);
+  });
+
+  test("another agent's record id is 404 to get and to delete, and stays", async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const r = await as(bound, method, `/api/v1/record/${ids.theirs[0]}`);
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 404, error: 'not_found' });
+    }
+    expect((await as(tenant.api_key, 'GET', `/api/v1/record/${ids.theirs[0]}`)).status).toBe(200);
+    expect((await as(bound, 'GET', `/api/v1/record/${ids.mine[0]}`)).status).toBe(200);
+  });
+
+  test("a forget, by selectors or by ids, takes the agent's records only", async () => {
+    const byIds = await as(bound, 'POST', '/api/v1/forget', { ids: [...ids.theirs, ids.mine[1]] });
+    expect(byIds.body).toEqual({ matched: 1, deleted: 1, dry_run: false });
+    const dry = await as(bound, 'POST', '/api/v1/forget', { type: 'fact', dry_run: true });
+    expect(dry.body.matched).toBe(2); // ids.mine[0] and the one it wrote above
+    for (const id of ids.theirs) expect((await as(tenant.api_key, 'GET', `/api/v1/record/${id}`)).status).toBe(200);
+  });
+});

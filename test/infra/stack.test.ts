@@ -300,10 +300,10 @@ describe('the stack (dev)', () => {
     expect(props.Environment.Variables.MEMORY_USAGE_TABLE).toEqual({ Ref: logicalIdOf(template, 'AWS::DynamoDB::GlobalTable', 'Datausage') });
   });
 
-  test('forget: DeleteItem, Query and BatchGetItem on records; PutItem, GetItem and Query on tenants; SendMessage on the forget queue', () => {
+  test('forget: DeleteItem, GetItem, Query and BatchGetItem on records; PutItem, GetItem and Query on tenants; SendMessage on the forget queue', () => {
     expect(grantsOf(template, 'forget')).toEqual([
       { on: 'queue:ForgetQueue', actions: ['sqs:SendMessage'] },
-      { on: 'table:records', actions: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] },
+      { on: 'table:records', actions: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query'] },
       { on: 'table:tenants', actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'] },
     ]);
   });
