@@ -99,6 +99,16 @@ export class MemoryApiError extends MemoryError {
   }
 }
 
+/**
+ * A 403: the key may not make this request. The service answers `forbidden` when the key lacks the scope
+ * the call needs (`read`, `write` or `delete`; the message names it) or is bound to an agent and the call
+ * names another (the message names both). It is never retried: the same key is refused again. A
+ * MemoryApiError, so `instanceof MemoryApiError` catches it as well.
+ */
+export class MemoryForbiddenError extends MemoryApiError {
+  override name = 'MemoryForbiddenError';
+}
+
 /** An attempt got no answer within `timeoutMs`. */
 export class MemoryTimeoutError extends MemoryError {
   override name = 'MemoryTimeoutError';
@@ -300,15 +310,20 @@ export class MemoryClient {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new MemoryApiError(response.status, 'invalid_response', `${method} ${path} answered ${response.status} with a body that is not JSON`);
+      throw apiError(response.status, 'invalid_response', `${method} ${path} answered ${response.status} with a body that is not JSON`);
     }
     if (response.ok) return json;
     if (!isErrorBody(json)) {
-      throw new MemoryApiError(response.status, 'invalid_response', `${method} ${path} answered ${response.status} without an error code`);
+      throw apiError(response.status, 'invalid_response', `${method} ${path} answered ${response.status} without an error code`);
     }
     const retryAfter = json.retry_after ?? (Number(response.headers.get('Retry-After')) || undefined);
-    throw new MemoryApiError(response.status, json.error, json.message, retryAfter, json.request_id);
+    throw apiError(response.status, json.error, json.message, retryAfter, json.request_id);
   }
+}
+
+/** The error of an answer with an error status: a MemoryForbiddenError for every 403, else a MemoryApiError. */
+function apiError(...args: ConstructorParameters<typeof MemoryApiError>): MemoryApiError {
+  return args[0] === 403 ? new MemoryForbiddenError(...args) : new MemoryApiError(...args);
 }
 
 /**
