@@ -171,6 +171,11 @@ export interface KeyStore {
   findByHash(keyHash: string): Promise<KeyLookup | null>;
   /** Revokes a key, found by its id or by the hash of its secret. Returns the key, or null when unknown. */
   revoke(ref: { keyId: string } | { keyHash: string }): Promise<ApiKeyInfo | null>;
+  /**
+   * Records that the key was used on `day` (YYYY-MM-DD, UTC), unless it already was that day or later: the
+   * authorizer calls it when the key's stored day is older, so a key costs at most one write a day.
+   */
+  markUsed(key: Pick<ApiKeyInfo, 'tenant_id' | 'key_id'>, day: string): Promise<void>;
   /** Changes a tenant's limits; returns the tenant as it is now, or null when there is no such tenant. */
   updateTenant(tenantId: string, changes: { name?: string; limits?: Partial<Limits> }): Promise<Tenant | null>;
   /** Deletes a tenant and its keys (every lookup of them); returns how many keys went, or null when unknown. */

@@ -155,6 +155,7 @@ export class FakeKeyStore implements Omit<KeyStore, 'updateTenant' | 'deleteTena
       scopes: ['read', 'write', 'delete'],
       agent_id: null,
       expires_at: null,
+      last_used_on: null,
       rate: k.rate ?? null,
       burst: k.burst ?? null,
       created_at: new Date().toISOString(),
@@ -173,6 +174,11 @@ export class FakeKeyStore implements Omit<KeyStore, 'updateTenant' | 'deleteTena
     const found = this.keys.get(keyHash);
     const tenant = found && this.tenants.get(found.info.tenant_id);
     return found && tenant ? { key: found.info, tenant } : null;
+  }
+
+  async markUsed(key: Pick<ApiKeyInfo, 'tenant_id' | 'key_id'>, day: string): Promise<void> {
+    const found = [...this.keys.values()].find((k) => k.info.key_id === key.key_id);
+    if (found && (found.info.last_used_on === null || found.info.last_used_on < day)) found.info.last_used_on = day;
   }
 
   async revoke(ref: { keyId: string } | { keyHash: string }): Promise<ApiKeyInfo | null> {

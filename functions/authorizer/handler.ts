@@ -3,13 +3,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { bearerToken, gatewayKeyValue, hashApiKey } from '../../shared/domain/api-key.js';
-import { expired, type Principal } from '../../shared/domain/tenant.js';
+import { expired, type ApiKeyInfo, type Principal } from '../../shared/domain/tenant.js';
 import { AUTHORIZER_FAILURE_MESSAGE, toAuthorizerContext } from '../../shared/http/auth-context.js';
 import { headerValue } from '../../shared/http/responses.js';
 import type { KeyStore } from '../../shared/ports.js';
 
 export interface AuthorizerDeps {
-  keys: Pick<KeyStore, 'findByHash'>;
+  keys: Pick<KeyStore, 'findByHash' | 'markUsed'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -21,6 +21,20 @@ export interface AuthorizerDeps {
 function stageWildcard(methodArn: string): string {
   const [arnPrefix, apiId, stage] = methodArn.split('/');
   return `${arnPrefix}/${apiId}/${stage}/*`;
+}
+
+/**
+ * Records the day a key is used on, when its stored day is older: at most one write per key a day (fewer,
+ * since API Gateway caches the authorizer's answer). A failure is logged and does not refuse the key.
+ */
+async function noteUse(keys: Pick<KeyStore, 'markUsed'>, key: ApiKeyInfo, at: Date, logger: Logger): Promise<void> {
+  const day = at.toISOString().slice(0, 10);
+  if (key.last_used_on !== null && key.last_used_on >= day) return;
+  try {
+    await keys.markUsed(key, day);
+  } catch (error) {
+    logger.warn('could not record the day a key was used', { key_id: key.key_id, error: error as Error });
+  }
 }
 
 /**
@@ -45,6 +59,7 @@ export function createAuthorizerHandler({ keys, logger, now = () => new Date() }
       // A revoked key and one whose end has come are refused alike.
       if (!found || found.key.status !== 'active' || expired(found.key, now())) throw new Error('Unauthorized');
       const { key, tenant } = found;
+      await noteUse(keys, key, now(), logger);
       const principal: Principal = {
         tenantId: tenant.tenant_id,
         keyId: key.key_id,

@@ -38,6 +38,8 @@ export interface ApiKeyInfo {
   scopes: Scope[];
   agent_id: string | null;
   expires_at: string | null;
+  /** The last UTC day (YYYY-MM-DD) the key was used on, or null: recorded at most once a day. */
+  last_used_on: string | null;
   /** Per-key rate limits; null means the tenant's. */
   rate: number | null;
   burst: number | null;

@@ -11,7 +11,7 @@ import { admin, killAll, removeDir, runAdmin, startServer, tempDir, type ServerP
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const KEY_FIELDS = ['agent_id', 'burst', 'created_at', 'expires_at', 'key_id', 'rate', 'revoked_at', 'scopes', 'status', 'tenant_id'];
+const KEY_FIELDS = ['agent_id', 'burst', 'created_at', 'expires_at', 'key_id', 'last_used_on', 'rate', 'revoked_at', 'scopes', 'status', 'tenant_id'];
 
 let dir: string;
 let env: Record<string, string>;

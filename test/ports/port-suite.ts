@@ -417,6 +417,25 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         expect(await f.keys.getTenant('01900000-0000-7000-8000-000000000000')).toBeNull();
       });
 
+      test('a key keeps its scopes, agent and end; its day of last use only moves forward, and is another tenant\'s to no one', async () => {
+        const k = await f.keys.createKey(tenantA, {
+          keyId: generateKeyId(),
+          keyHash: hashApiKey('scoped'),
+          scopes: ['read'],
+          agentId: 'bot',
+          expiresAt: '2027-01-01T00:00:00.000Z',
+        });
+        expect(k).toMatchObject({ scopes: ['read'], agent_id: 'bot', expires_at: '2027-01-01T00:00:00.000Z', last_used_on: null });
+        const full = await f.keys.createKey(tenantA, { keyId: generateKeyId(), keyHash: hashApiKey('full') });
+        expect(full).toMatchObject({ scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null });
+        await f.keys.markUsed(k, '2026-11-20');
+        await f.keys.markUsed(k, '2026-11-19');
+        await f.keys.markUsed({ tenant_id: tenantB, key_id: full.key_id }, '2026-11-21');
+        const found = await f.keys.findByHash(hashApiKey('scoped'));
+        expect(found?.key).toEqual({ ...k, last_used_on: '2026-11-20' });
+        expect((await f.keys.findByHash(hashApiKey('full')))?.key.last_used_on).toBeNull();
+      });
+
       test('keys are found by hash, listed per tenant, and revoked by id or hash', async () => {
         const k1 = await f.keys.createKey(tenantA, { keyId: generateKeyId(), keyHash: hashApiKey('secret-1') });
         const k2 = await f.keys.createKey(tenantA, { keyId: generateKeyId(), keyHash: hashApiKey('secret-2'), rate: 2, burst: 3 });

@@ -30,6 +30,7 @@ describe('what API Gateway does not check for us', () => {
                 scopes: ['read', 'write', 'delete'],
                 agent_id: null,
                 expires_at: null,
+                last_used_on: '9999-12-31',
                 rate: null,
                 burst: null,
                 created_at: '',
@@ -81,5 +82,46 @@ describe('what API Gateway does not check for us', () => {
     const encoded = { ...event(Buffer.from(big).toString('base64')), isBase64Encoded: true };
     expect((await handler(encoded, lambdaContext('record'))).statusCode).toBe(413);
     expect(stored).toBe(0);
+  });
+});
+
+describe('the day a key was last used', () => {
+  test('the authorizer records it once a day at most, and a failure to record it refuses nothing', async () => {
+    const days: string[] = [];
+    let lastUsed: string | null = null;
+    let failing = false;
+    const key = () => ({
+      key_id: 'key_0000000000000001',
+      tenant_id: 't',
+      status: 'active',
+      scopes: ['read'],
+      agent_id: null,
+      expires_at: null,
+      last_used_on: lastUsed,
+      rate: null,
+      burst: null,
+      created_at: '',
+      revoked_at: null,
+    });
+    const keys = {
+      findByHash: async () => ({ key: key(), tenant: { tenant_id: 't', name: 'n', limits: { recordQuota: 1, queryQuota: 1, rate: 1, burst: 1 }, created_at: '' } }),
+      markUsed: async (_: unknown, day: string) => {
+        if (failing) throw new Error('DynamoDB unreachable');
+        days.push(day);
+        lastUsed = day;
+      },
+    } as unknown as KeyStore;
+    let now = new Date('2026-11-20T10:00:00.000Z');
+    const authorize = createAuthorizerHandler({ keys, logger, now: () => now });
+    const call = () =>
+      authorize({ headers: { Authorization: 'Bearer mem_secret' }, methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/GET/api/v1/usage' } as never, lambdaContext('authorizer'));
+    for (let i = 0; i < 3; i++) await call();
+    now = new Date('2026-11-21T00:00:01.000Z');
+    await call();
+    await call();
+    expect(days).toEqual(['2026-11-20', '2026-11-21']);
+    failing = true;
+    now = new Date('2026-11-22T00:00:01.000Z');
+    expect((await call()).policyDocument.Statement[0]!.Effect).toBe('Allow');
   });
 });

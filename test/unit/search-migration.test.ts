@@ -93,6 +93,7 @@ test('a database of the engine before search_newest gets it, for every merged re
     ALTER TABLE api_keys DROP COLUMN scopes;
     ALTER TABLE api_keys DROP COLUMN agent_id;
     ALTER TABLE api_keys DROP COLUMN expires_at;
+    ALTER TABLE api_keys DROP COLUMN last_used_on;
     CREATE INDEX records_tenant_recent ON records(tenant_id, created_at DESC, seq DESC);
     CREATE INDEX records_tenant_agent_recent ON records(tenant_id, agent_id, created_at DESC, seq DESC);
   `);

@@ -121,11 +121,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX classification_jobs_record ON classification_jobs(tenant_id, record_id);
   `,
   // Keys that can do less than everything (docs/api.md, "Keys with scopes"): their scopes (a comma list;
-  // every scope for the keys made before), the one agent a key may be bound to, and its end.
+  // every scope for the keys made before), the one agent a key may be bound to, its end, and the last day
+  // it was used on.
   `
   ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'read,write,delete';
   ALTER TABLE api_keys ADD COLUMN agent_id TEXT;
   ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+  ALTER TABLE api_keys ADD COLUMN last_used_on TEXT;
   `,
 ];
 

@@ -22,6 +22,7 @@ interface KeyRow {
   scopes: string;
   agent_id: string | null;
   expires_at: string | null;
+  last_used_on: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -43,6 +44,7 @@ function toKey(row: KeyRow): ApiKeyInfo {
     scopes: scopesOf(row.scopes),
     agent_id: row.agent_id,
     expires_at: row.expires_at,
+    last_used_on: row.last_used_on,
     rate: row.rate,
     burst: row.burst,
     created_at: row.created_at,
@@ -50,7 +52,7 @@ function toKey(row: KeyRow): ApiKeyInfo {
   };
 }
 
-const KEY_COLUMNS = 'id, tenant_id, rate, burst, status, scopes, agent_id, expires_at, created_at, revoked_at';
+const KEY_COLUMNS = 'id, tenant_id, rate, burst, status, scopes, agent_id, expires_at, last_used_on, created_at, revoked_at';
 
 /** Tenants and API keys on SQLite. Keys are stored as SHA-256 hashes only. */
 export class SqliteKeyStore implements KeyStore {
@@ -98,6 +100,7 @@ export class SqliteKeyStore implements KeyStore {
       scopes: scopesOf(key.scopes).join(','),
       agent_id: key.agentId ?? null,
       expires_at: key.expiresAt ?? null,
+      last_used_on: null,
       created_at: this.now().toISOString(),
       revoked_at: null,
     };
@@ -124,6 +127,12 @@ export class SqliteKeyStore implements KeyStore {
     if (!key) return null;
     const tenant = await this.getTenant(key.tenant_id);
     return tenant ? { key: toKey(key), tenant } : null;
+  }
+
+  async markUsed(key: Pick<ApiKeyInfo, 'tenant_id' | 'key_id'>, day: string): Promise<void> {
+    this.db
+      .prepare('UPDATE api_keys SET last_used_on = ? WHERE id = ? AND tenant_id = ? AND (last_used_on IS NULL OR last_used_on < ?)')
+      .run(day, key.key_id, key.tenant_id, day);
   }
 
   async updateTenant(tenantId: string, changes: { name?: string; limits?: Partial<Limits> }): Promise<Tenant | null> {

@@ -47,6 +47,8 @@ interface KeyItem {
   scopes?: string;
   agent_id?: string | null;
   expires_at?: string | null;
+  /** The last UTC day the key was used on; absent until it is. */
+  last_used_on?: string;
   created_at: string;
   /** Absent until the key is revoked, so `if_not_exists` keeps the first revocation time. */
   revoked_at?: string;
@@ -79,6 +81,7 @@ function toKey(item: KeyItem): ApiKeyInfo {
     scopes: scopesOf(item.scopes),
     agent_id: item.agent_id ?? null,
     expires_at: item.expires_at ?? null,
+    last_used_on: item.last_used_on ?? null,
     rate: item.rate ?? null,
     burst: item.burst ?? null,
     created_at: item.created_at,
@@ -216,6 +219,23 @@ export class DynamoDbKeyStore implements KeyStore {
     } catch (error) {
       if (conditionFailed(error)) return null;
       throw error;
+    }
+  }
+
+  async markUsed(key: Pick<ApiKeyInfo, 'tenant_id' | 'key_id'>, day: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keyKey(key.tenant_id, key.key_id),
+          UpdateExpression: 'SET last_used_on = :day',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_on) OR last_used_on < :day)',
+          ExpressionAttributeValues: { ':day': day },
+        }),
+      );
+    } catch (error) {
+      // Another authorizer run recorded the day first, or the key is gone: nothing to do.
+      if (!conditionFailed(error)) throw error;
     }
   }
 
