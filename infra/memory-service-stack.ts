@@ -91,7 +91,9 @@ export class MemoryServiceStack extends Stack {
     // `GET /api/v1/usage`: one strongly consistent GetItem of the tenant's counters for the month. It reads
     // the quotas and rate limit from the authorizer's answer, so nothing else.
     tables.usage.grant(fn.usage, 'dynamodb:GetItem');
-    tables.tenants.grant(fn.authorizer, 'dynamodb:GetItem');
+    // The authorizer reads a key and its tenant, and writes the day the key was last used on (at most once a
+    // day per key, conditionally).
+    tables.tenants.grant(fn.authorizer, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     tables.records.grant(fn.classifier, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     search.grant(fn.query.role!, SEARCH_ACTIONS.read, [`${RECORDS_ALIAS}*/_search`]);
     search.grant(fn.indexer.role!, SEARCH_ACTIONS.write, [`${RECORDS_ALIAS}*/_bulk`, '_bulk']);

@@ -272,7 +272,7 @@ describe('the stack (dev)', () => {
     const unique = (xs: string[]) => [...new Set(xs)];
     expect(unique(dataActions('record'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(unique(dataActions('query'))).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'es:ESHttpGet', 'es:ESHttpPost']);
-    expect(unique(dataActions('authorizer'))).toEqual(['dynamodb:GetItem']);
+    expect(unique(dataActions('authorizer'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(unique(dataActions('usage'))).toEqual(['dynamodb:GetItem']);
     expect(unique(dataActions('classify'))).toEqual([]);
     expect(unique(dataActions('indexer'))).toEqual(
