@@ -16,9 +16,15 @@ const classifier: Classifier = config.bedrock
   ? new BedrockClassifier({ ...config.bedrock, client: bedrockRuntimeClient(config.region), fallback: defaultClassifier, logger })
   : defaultClassifier;
 
-/** The Lambda entry of the classification worker on the SQS queue: suggestions written back to DynamoDB. */
+const records = new DynamoDbRecordStore(documentClient(dynamoDbClient(config)), config.tables);
+
+/**
+ * The Lambda entry of the classification worker on the SQS queue: suggestions written back to DynamoDB. It
+ * reads a record as stored (one GetItem), not as the API's reads see it, which would also query the tenant's
+ * forget jobs: work a classification does not need, and a permission the worker does not have.
+ */
 export const handler = createClassifierWorker({
-  records: new DynamoDbRecordStore(documentClient(dynamoDbClient(config)), config.tables),
+  records: { get: (tenantId, id) => records.stored(tenantId, id), setClassification: (tenantId, id, c) => records.setClassification(tenantId, id, c) },
   classifier,
   logger,
 });

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { StoredRecord } from '../../../domain/record.js';
 import type { ForgetJobStatus, ForgetSelectors } from '../../../ports.js';
-import { throttled } from './transact.js';
+import { guarded } from './transact.js';
 
 /**
  * Forget jobs on DynamoDB: a forget too large for one request (more than FORGET_SYNC_MAX records) is an
@@ -32,15 +32,6 @@ export const FORGET_SYNC_MAX = 1000;
 /** Where a new forget job goes: the forget worker's queue (SQS on AWS, the process itself in the AWS-shaped local mode). */
 export interface ForgetJobSink {
   start(job: { tenant_id: string; job_id: string }): Promise<void>;
-}
-
-/** A DynamoDB call whose throttling, past the SDK's retries, becomes the 429 the caller can act on. */
-export async function guarded<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    throw throttled(error) ?? error;
-  }
 }
 
 const jobKey = (tenantId: string, jobId: string) => ({ pk: `tenant#${tenantId}`, sk: `forget#${jobId}` });

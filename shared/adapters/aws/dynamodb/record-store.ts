@@ -5,7 +5,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   UpdateCommand,
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
@@ -27,11 +26,12 @@ import type {
   ImportResult,
   RecordStore,
 } from '../../../ports.js';
-import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, guarded, type ForgetJobSink } from './forget-jobs.js';
+import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, type ForgetJobSink } from './forget-jobs.js';
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
+import { scanAll } from './scan.js';
 import { firstRecords, idPrefix, idRangeOf, shardKeys, shardRecords, type IdRange } from './shard-query.js';
 import type { TableNames } from './tables.js';
-import { batchDelete, conditionFailed, throttled, transactWrite } from './transact.js';
+import { batchDelete, conditionFailed, guarded, throttled, transactWrite } from './transact.js';
 import { countUnderQuota } from './usage-meter.js';
 
 /** The idempotency item: which record a key stored, for which request, until when. */
@@ -116,13 +116,20 @@ export class DynamoDbRecordStore implements RecordStore {
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
-    const [{ Item }, hidden] = await Promise.all([
-      guarded(this.db.send(new GetCommand({ TableName: this.tables.records, Key: recordKey(tenantId, id), ConsistentRead: true }))),
-      this.jobs.hidden(tenantId),
-    ]);
-    if (!Item || Item.tenant_id !== tenantId) return null;
-    const record = recordFromItem(Item);
-    return hidden(record) ? null : record;
+    const [record, hidden] = await Promise.all([this.stored(tenantId, id), this.jobs.hidden(tenantId)]);
+    return record && !hidden(record) ? record : null;
+  }
+
+  /**
+   * The tenant's record with this id as the table holds it, one strongly consistent GetItem, whether or not
+   * a running forget job hides it from reads: for the classification worker, which needs the text and
+   * nothing else (a record a job takes is deleted soon, and its classification with it).
+   */
+  async stored(tenantId: string, id: string): Promise<StoredRecord | null> {
+    const { Item } = await guarded(
+      this.db.send(new GetCommand({ TableName: this.tables.records, Key: recordKey(tenantId, id), ConsistentRead: true })),
+    );
+    return Item && Item.tenant_id === tenantId ? recordFromItem(Item) : null;
   }
 
   /**
@@ -261,23 +268,15 @@ export class DynamoDbRecordStore implements RecordStore {
       } while (start);
     }
     // Idempotency keys are `<tenant>#<key>` and live 24 hours, so the table is small: a scan finds them.
-    let idempotency = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await guarded(
-        this.db.send(
-          new ScanCommand({
-            TableName: this.tables.idempotency,
-            FilterExpression: 'begins_with(pk, :tenant)',
-            ExpressionAttributeValues: { ':tenant': `${tenantId}#` },
-            ProjectionExpression: 'pk',
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      idempotency += await batchDelete(this.db, this.tables.idempotency, page.Items ?? []);
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const keys = await guarded(
+      scanAll<Record<string, unknown>>(this.db, {
+        TableName: this.tables.idempotency,
+        FilterExpression: 'begins_with(pk, :tenant)',
+        ExpressionAttributeValues: { ':tenant': `${tenantId}#` },
+        ProjectionExpression: 'pk',
+      }),
+    );
+    const idempotency = await batchDelete(this.db, this.tables.idempotency, keys);
     return { records, idempotency_keys: idempotency };
   }
 

@@ -3,7 +3,7 @@ import { positionBefore, type RecordFilters } from '../../../domain/listing.js';
 import type { StoredRecord } from '../../../domain/record.js';
 import { RECORD_SHARDS } from './record-item.js';
 import { recordFromItem } from './record-item.js';
-import { throttled } from './transact.js';
+import { guarded } from './transact.js';
 
 /**
  * Reading a tenant's records in order, over its 16 partition keys (record-item.ts says why there are 16).
@@ -75,9 +75,8 @@ export async function* shardRecords(
   }
   let start: Record<string, unknown> | undefined;
   do {
-    let page;
-    try {
-      page = await db.send(
+    const page = await guarded(
+      db.send(
         new QueryCommand({
           TableName: table,
           KeyConditionExpression: key,
@@ -89,10 +88,8 @@ export async function* shardRecords(
           Limit: read.pageSize,
           ExclusiveStartKey: start,
         }),
-      );
-    } catch (error) {
-      throw throttled(error) ?? error;
-    }
+      ),
+    );
     yield (page.Items ?? []).map(recordFromItem).filter(read.keep);
     start = page.LastEvaluatedKey;
   } while (start);

@@ -56,6 +56,15 @@ export function throttled(error: unknown): AppError | null {
     : null;
 }
 
+/** A DynamoDB call whose throttling, past the SDK's retries, becomes the 429 the caller can act on. */
+export async function guarded<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw throttled(error) ?? error;
+  }
+}
+
 /** Whether a single-item write failed its ConditionExpression (a transaction reports it per item instead). */
 export function conditionFailed(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
