@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
-import type { ListRequest, RecordFilters } from '../../domain/listing.js';
+import type { ListRequest } from '../../domain/listing.js';
 import { idMillis, receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
 import type {
   CreateRecordOptions,
@@ -16,7 +16,7 @@ import type {
 import type { Db } from './database.js';
 import { groupCommitOf } from './group-commit.js';
 import { indexChanges } from './index-changes.js';
-import { NEXT_SEQ_SQL, toStoredRecord, type RecordRow } from './rows.js';
+import { filterConditions, NEXT_SEQ_SQL, toStoredRecord, type RecordRow } from './rows.js';
 import type { Statement } from 'better-sqlite3';
 import type { SearchMerger } from './search-merger.js';
 
@@ -303,25 +303,3 @@ const FORGET_SLICE_MS = 100;
 
 /** Rows per transaction of a tenant's erase. */
 const ERASE_SLICE_ROWS = 2000;
-
-/** A listing's filters as SQL conditions on `records` and their values in order (the tenant apart). */
-function filterConditions(filters: RecordFilters): { where: string[]; values: unknown[] } {
-  const where: string[] = [];
-  const values: unknown[] = [];
-  for (const field of ['agent_id', 'type', 'client'] as const) {
-    const value = filters[field];
-    if (value !== undefined) {
-      where.push(`${field} = ?`);
-      values.push(value);
-    }
-  }
-  if (filters.since !== undefined) {
-    where.push('created_at >= ?');
-    values.push(filters.since);
-  }
-  if (filters.until !== undefined) {
-    where.push('created_at < ?');
-    values.push(filters.until);
-  }
-  return { where, values };
-}

@@ -1,3 +1,4 @@
+import type { RecordFilters } from '../../domain/listing.js';
 import type { Classification, RecordType, SearchHit, StoredRecord } from '../../domain/record.js';
 
 /**
@@ -49,4 +50,29 @@ export type SearchRow = RecordRow & { rank: number };
 /** Turns a search row into the domain search hit. */
 export function toSearchHit({ rank, ...row }: SearchRow): SearchHit {
   return { ...toStoredRecord(row), rank };
+}
+
+/**
+ * Record filters (a listing's, a forget's, a search's) as SQL conditions on `records` and their values in
+ * order, the tenant apart; an absent or null filter keeps every record.
+ */
+export function filterConditions(filters: { [K in keyof RecordFilters]?: RecordFilters[K] | null }): { where: string[]; values: unknown[] } {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  for (const field of ['agent_id', 'type', 'client'] as const) {
+    const value = filters[field];
+    if (value !== undefined && value !== null) {
+      where.push(`${field} = ?`);
+      values.push(value);
+    }
+  }
+  if (filters.since !== undefined) {
+    where.push('created_at >= ?');
+    values.push(filters.since);
+  }
+  if (filters.until !== undefined) {
+    where.push('created_at < ?');
+    values.push(filters.until);
+  }
+  return { where, values };
 }

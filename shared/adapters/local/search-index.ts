@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
-import { toSearchHit, type RecordRow, type SearchRow } from './rows.js';
+import { filterConditions, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
 import { lowerBound } from '../../search/postings.js';
 import { clausesOf, searchIndex, type SearchOptions, type TextQuery } from '../../search/searcher.js';
 import type { Tail } from '../../search/tail.js';
@@ -91,19 +91,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
     // The record filters, as conditions on a table alias and their values in order; the tenant is checked apart.
-    const conditions: string[] = [];
-    const values: unknown[] = [];
-    for (const field of ['agent_id', 'type', 'client'] as const) {
-      const value = query[field];
-      if (value !== undefined && value !== null) {
-        conditions.push(`${field} = ?`);
-        values.push(value);
-      }
-    }
-    if (query.since !== undefined) {
-      conditions.push('created_at >= ?');
-      values.push(query.since);
-    }
+    const { where: conditions, values } = filterConditions(query);
     const on = (alias: string) => conditions.map((c) => ` AND ${alias}.${c}`).join('');
 
     if (query.text === null) {
