@@ -153,6 +153,15 @@ export class Observability extends Construct {
       created.addOkAction(notify);
       return created;
     };
+    /** Counts, as a metric of `namespace`, the lines a function logs at error level with this exact message. */
+    const countErrorLines = (filterId: string, logGroup: ILogGroup, message: string, metricName: string) =>
+      new MetricFilter(this, filterId, {
+        logGroup,
+        filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', message)),
+        metricNamespace: namespace,
+        metricName,
+        metricValue: '1',
+      });
 
     // --- Alarms ---------------------------------------------------------------------------------------
 
@@ -203,13 +212,7 @@ export class Observability extends Construct {
     // The worker reports a failed job as a batch item failure, which Lambda does not count in Errors, and logs
     // it: that log line is counted. Errors still counts a run that timed out or crashed. Jobs are rare and
     // each failure delays an erasure by the queue's 90-minute visibility, so any one is worth a look.
-    new MetricFilter(this, 'ForgetJobFailuresFilter', {
-      logGroup: props.forgetWorkerLogGroup,
-      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', FORGET_JOB_FAILED_MESSAGE)),
-      metricNamespace: namespace,
-      metricName: FORGET_JOB_FAILURES_METRIC,
-      metricValue: '1',
-    });
+    countErrorLines('ForgetJobFailuresFilter', props.forgetWorkerLogGroup, FORGET_JOB_FAILED_MESSAGE, FORGET_JOB_FAILURES_METRIC);
     const fiveMinuteSum = { statistic: 'Sum', period: Duration.minutes(5) } as const;
     const forgetWorkerErrorsAlarm = alarm('ForgetWorkerErrorsAlarm', 'forget-worker-errors', {
       alarmDescription:
@@ -271,13 +274,7 @@ export class Observability extends Construct {
     // The authorizer's own failures (DynamoDB unreachable, a bug), counted from its log: Lambda's Errors
     // metric would also count every refused key. One failure is worth a look: each one is a caller with
     // a possibly good key turned away with a 500.
-    new MetricFilter(this, 'AuthorizerFailuresFilter', {
-      logGroup: props.authorizerLogGroup,
-      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', AUTHORIZER_FAILURE_MESSAGE)),
-      metricNamespace: namespace,
-      metricName: AUTHORIZER_FAILURES_METRIC,
-      metricValue: '1',
-    });
+    countErrorLines('AuthorizerFailuresFilter', props.authorizerLogGroup, AUTHORIZER_FAILURE_MESSAGE, AUTHORIZER_FAILURES_METRIC);
     alarm('AuthorizerFailuresAlarm', 'authorizer-failures', {
       alarmDescription:
         'The authorizer failed (it did not merely refuse a key): callers got 500 instead of an answer. Its log says ' +
