@@ -18,20 +18,10 @@ import { RECORD_TYPES as API_RECORD_TYPES } from '../../shared/domain/record.js'
 import { recordReceiptSchema, searchResultsSchema, suggestionSchema, usageSchema } from '../../shared/domain/schemas.js';
 import { freePort } from '../../local/free-port.js';
 import { ROOT } from '../support/child-server.js';
+import { countingFetch } from '../support/counting-fetch.js';
 import { startTestService, type TestService } from '../support/local-service.js';
 
 const run = promisify(execFile);
-
-/** A fetch that records the status of every answer it passes on. */
-function countingFetch() {
-  const statuses: number[] = [];
-  const fetcher: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    statuses.push(response.status);
-    return response;
-  };
-  return { statuses, fetch: fetcher };
-}
 
 const note = (title: string): RecordInput => ({ agent_id: 'sdk-test', type: 'fact', title, body: 'Written through the SDK.' });
 

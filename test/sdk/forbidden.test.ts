@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { issueKey } from '../../local/tenants.js';
 import { MemoryApiError, MemoryClient, MemoryError, MemoryForbiddenError, type RecordInput } from '../../sdk/src/index.js';
+import { countingFetch } from '../support/counting-fetch.js';
 import { startTestService, type TestService } from '../support/local-service.js';
 
 /**
@@ -10,17 +11,6 @@ import { startTestService, type TestService } from '../support/local-service.js'
  */
 
 const note = (title: string, agent_id = 'a'): RecordInput => ({ agent_id, type: 'fact', title, body: 'Written through the SDK.' });
-
-/** A fetch that records the status of every answer it passes on. */
-function countingFetch() {
-  const statuses: number[] = [];
-  const fetcher: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    statuses.push(response.status);
-    return response;
-  };
-  return { statuses, fetch: fetcher };
-}
 
 /** The error a call rejects with (fails the test when it resolves). */
 async function failureOf(call: Promise<unknown>): Promise<unknown> {
