@@ -24,7 +24,7 @@ function allowance(used: number, quota: number) {
  */
 export function createUsageHandler({ usage, logger, now = () => new Date() }: UsageHandlerDeps) {
   return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const { tenantId, limits } = principalOf(event);
+    const { tenantId, limits, scopes, agentId, expiresAt } = principalOf(event);
     const month = quotaMonth(now());
     const [counted] = await usage.list(month, tenantId);
     return jsonResult(200, {
@@ -33,6 +33,7 @@ export function createUsageHandler({ usage, logger, now = () => new Date() }: Us
       records: allowance(counted?.records ?? 0, limits.recordQuota),
       queries: allowance(counted?.queries ?? 0, limits.queryQuota),
       rate_limit: { rate: limits.rate, burst: limits.burst },
+      key: { scopes, agent_id: agentId, expires_at: expiresAt },
     });
   });
 }

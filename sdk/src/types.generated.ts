@@ -337,6 +337,23 @@ export interface Usage {
      */
     burst: number;
   };
+  /**
+   * The calling key: its scopes, its agent and its end, so a caller (the console) can show what it may do.
+   */
+  key: {
+    /**
+     * What the key may do: read, write, delete.
+     */
+    scopes: ("read" | "write" | "delete")[];
+    /**
+     * The agent the key is bound to, or null.
+     */
+    agent_id: string | null;
+    /**
+     * When the key stops working (ISO 8601), or null.
+     */
+    expires_at: string | null;
+  };
 }
 /**
  * A suggested type, with a score per type in 0..1 that sum to 1.

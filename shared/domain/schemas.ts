@@ -3,6 +3,7 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { jsonValueProblem } from './json-value.js';
 import { LIMITS, RECORD_TYPES } from './record.js';
 import { RANKING } from './rank.js';
+import { SCOPES } from './tenant.js';
 import { parseSince } from './since.js';
 import { codePoints, isBlank, malformedTextProblem, utf8Bytes } from './text.js';
 
@@ -342,6 +343,13 @@ export const usageSchema = z
         burst: z.number().int().positive().meta({ description: 'Requests at once, for the calling key.' }),
       })
       .meta({ description: "The calling key's rate limit." }),
+    key: z
+      .strictObject({
+        scopes: z.array(z.enum(SCOPES)).meta({ description: 'What the key may do: read, write, delete.' }),
+        agent_id: z.string().nullable().meta({ description: 'The agent the key is bound to, or null.' }),
+        expires_at: z.string().nullable().meta({ description: 'When the key stops working (ISO 8601), or null.' }),
+      })
+      .meta({ description: 'The calling key: its scopes, its agent and its end, so a caller (the console) can show what it may do.' }),
   })
   .meta({ id: 'Usage', description: "The tenant's use of the current month, from the counters that enforce the quotas." });
 

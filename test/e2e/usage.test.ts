@@ -21,6 +21,7 @@ test('a new tenant has used nothing, and asking counts nothing', async () => {
     records: { used: 0, quota: 5, remaining: 5 },
     queries: { used: 0, quota: 7, remaining: 7 },
     rate_limit: { rate: 30, burst: 60 },
+    key: { scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null },
   };
   expect((await api.request('GET', '/api/v1/usage')).body).toEqual(expected);
   expect((await api.request('GET', '/api/v1/usage')).body).toEqual(expected);
@@ -58,4 +59,15 @@ test("a tenant sees its own usage only", async () => {
   const usage = (await svc.client(b.api_key).request('GET', '/api/v1/usage')).body;
   expect(usage.tenant_id).toBe(b.tenant_id);
   expect(usage.records.used).toBe(0);
+});
+
+test('it says what the calling key may do: its scopes, its agent and its end', async () => {
+  const tenant = await svc.newTenant();
+  const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+  const bound = await issueKey(svc.backend.keys, tenant.tenant_id, { scopes: ['read', 'delete'], agentId: 'support-bot', expiresAt });
+  expect((await svc.client(bound.api_key).request('GET', '/api/v1/usage')).body.key).toEqual({
+    scopes: ['read', 'delete'],
+    agent_id: 'support-bot',
+    expires_at: expiresAt,
+  });
 });

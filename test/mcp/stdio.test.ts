@@ -121,7 +121,7 @@ describe('the MCP server over stdio', () => {
     expect(usage.inputSchema).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
     expect(usage.description).toContain('counts against neither quota');
     expect(usage.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
-    expect(usage.outputSchema).toMatchObject({ type: 'object', required: ['tenant_id', 'month', 'records', 'queries', 'rate_limit'] });
+    expect(usage.outputSchema).toMatchObject({ type: 'object', required: ['tenant_id', 'month', 'records', 'queries', 'rate_limit', 'key'] });
     expect((usage.outputSchema!.properties as Record<string, any>).records).toMatchObject({ type: 'object', required: ['used', 'quota', 'remaining'] });
   });
 

@@ -247,6 +247,7 @@ describe('memory_usage', () => {
       records: { used: 3, quota: 100, remaining: 97 },
       queries: { used: 1, quota: 50, remaining: 49 },
       rate_limit: { rate: 20, burst: 40 },
+      key: { scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null },
     });
     expect(textOf(result)).toBe(
       `Usage of ${usage.month} (UTC month) for tenant ${tenant.tenant_id}:\n` +
