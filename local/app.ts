@@ -12,6 +12,7 @@ import { createRecordHandler } from '../functions/record/handler.js';
 import { openApiJson } from '../shared/api/openapi.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
 import { openBackend, type Backend } from './backends.js';
+import { consoleRoutes } from './console-assets.js';
 import type { LocalConfig } from './config.js';
 import { createGatewayServer, type ProxyHandler, type Route } from './gateway.js';
 import { JobLoop } from './job-loop.js';
@@ -86,6 +87,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
     { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },
     { method: 'GET', path: '/openapi.json', name: 'openapi', handler: openApiHandler(), public: true },
+    ...consoleRoutes(),
   ];
   const server = createGatewayServer({
     routes,

@@ -7,6 +7,7 @@ async function main(): Promise<void> {
   const service = await startLocalService(config);
   const out = process.stdout;
   out.write(`memory service listening on ${service.url} (${service.backend.describe})\n`);
+  out.write(`console: ${service.url}/console/\n`);
   if (service.firstKey) {
     const { api_key, tenant_id } = service.firstKey;
     out.write(
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
         `    -H 'Content-Type: application/json' \\`,
         `    -d '{"agent_id":"demo","type":"fact","title":"The user prefers dark mode","body":"Set in the settings page."}'`,
         `  curl -s '${service.url}/api/v1/query?q=dark+mode' -H 'Authorization: Bearer ${api_key}'`,
+        '',
+        `Or open ${service.url}/console/ in a browser and paste the key.`,
         '',
         'More keys and tenants: npm run --silent admin -- --help',
         '',

@@ -1,0 +1,47 @@
+import type { RecallQuery } from '../../../sdk/src/index.js';
+import { routeHref, type ConsoleApp, type Route } from '../app.js';
+import { field, formValue, h } from '../dom.js';
+import { queryStems } from '../highlight.js';
+import { filterFields, filterValues } from './filters.js';
+import { recordItem } from './record-list.js';
+import { definedOnly } from './records.js';
+
+const FILTERS = ['agent_id', 'type', 'client', 'since'] as const;
+
+/**
+ * `#/search?q=…`: a search, best first, with rank and title, the body on demand and the query's words
+ * marked. It runs only once asked (`run=1` in the route): each search counts against the query quota.
+ */
+export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
+  const main = document.getElementById('main')!;
+  const q = route.params.get('q') ?? '';
+  const limit = route.params.get('limit') ?? '20';
+  const input = h('input', { name: 'q', type: 'search', value: q, autocomplete: 'off', placeholder: 'When did the user move to Berlin?' });
+  const form = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': 'Search records' },
+    h('div', { class: 'wide' }, field('Question or words', input, 'Empty: the newest records.')),
+    ...filterFields(app, FILTERS, route.params),
+    field('Results', h('select', { name: 'limit' }, ...['10', '20', '50', '100'].map((n) => h('option', { value: n, selected: n === limit }, n)))),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.hash = routeHref('search', { q: formValue(form, 'q'), ...filterValues(form, FILTERS), limit: formValue(form, 'limit'), run: '1' });
+  });
+  main.append(h('h2', { tabindex: '-1' }, 'Search'), form);
+  if (app.may('read') === false) {
+    main.append(h('p', { class: 'notice' }, 'This key lacks the read scope, so it cannot search.'));
+    return;
+  }
+  if (route.params.get('run') !== '1') {
+    main.append(h('p', { class: 'hint' }, 'Ask a question in plain English, or give a few words. Each search counts against the month’s query quota.'));
+    return;
+  }
+  const query: RecallQuery = { ...definedOnly({ q, agent_id: route.params.get('agent_id') ?? undefined, type: route.params.get('type') ?? undefined, client: route.params.get('client') ?? undefined, since: route.params.get('since') ?? undefined }), limit: Number(limit) };
+  const hits = await app.call((client) => client.recall(query));
+  if (!hits) return;
+  const stems = queryStems(q);
+  const summary = hits.length === 0 ? 'Nothing matches.' : `${hits.length} result${hits.length === 1 ? '' : 's'}, ${q ? 'best first' : 'newest first'}.`;
+  main.append(h('p', { class: 'summary', role: 'status' }, summary), h('ol', { class: 'records' }, ...hits.map((hit) => recordItem(hit, stems))));
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { AppError } from '../shared/domain/errors.js';
+import { errorResult } from '../shared/http/responses.js';
+import type { ProxyHandler, Route } from './gateway.js';
+
+const PUBLIC_DIR = new URL('../console/public/', import.meta.url);
+
+/** The console's files (console/public; console.js is built by `npm run generate`), by name, with their types. */
+const FILES: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'console.css': 'text/css; charset=utf-8',
+  'console.js': 'text/javascript; charset=utf-8',
+};
+
+/**
+ * The headers of every console file. The policy allows the console's own script and styles only (no inline
+ * script or style, no eval) and connections to this origin only, which serves the API as well; CloudFront
+ * sends the same policy on AWS with the API Gateway origin instead (infra/constructs/console.ts).
+ */
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-cache',
+};
+
+/**
+ * The routes of the console at `/console/`: public, as the page itself holds no data (it asks for a key and
+ * calls the API like any client). `/console` redirects to `/console/`, so the page's relative links resolve.
+ * The files are read once, at the first request.
+ */
+export function consoleRoutes(): Route[] {
+  const cache = new Map<string, string>();
+  const file = (name: string) => {
+    let body = cache.get(name);
+    if (body === undefined) {
+      body = readFileSync(fileURLToPath(new URL(name, PUBLIC_DIR)), 'utf8');
+      cache.set(name, body);
+    }
+    return { statusCode: 200, headers: { 'Content-Type': FILES[name]!, ...CONSOLE_HEADERS }, body };
+  };
+  const serve: ProxyHandler = async (event) => {
+    const name = event.pathParameters?.file ?? 'index.html';
+    if (!Object.hasOwn(FILES, name)) return errorResult(new AppError('not_found', `The console has no file ${name}`));
+    return file(name);
+  };
+  const redirect: ProxyHandler = async () => ({ statusCode: 308, headers: { Location: '/console/', 'Content-Type': 'text/plain; charset=utf-8' }, body: 'The console is at /console/\n' });
+  return [
+    { method: 'GET', path: '/console', name: 'console', handler: redirect, public: true },
+    { method: 'GET', path: '/console/', name: 'console', handler: serve, public: true },
+    { method: 'GET', path: '/console/{file}', name: 'console', handler: serve, public: true },
+  ];
+}

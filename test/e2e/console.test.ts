@@ -1,0 +1,325 @@
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core), against the real local
+ * server started as `npm start` starts it: the README's path (paste the printed key, find the record written
+ * with curl, read it, delete it), search, forget with its dry run, usage, errors, limited keys, text that
+ * holds markup, phone width and the keyboard. It takes the screenshots of docs/console.md: into a temporary
+ * directory normally, into docs/console/ with `npm run screenshots`.
+ *
+ * Without chromium (set CHROMIUM_PATH, or install Debian's `chromium`) the suite is one skipped test that
+ * says so; `.ci/run` installs it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { admin, killAll, removeDir, ROOT, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
+import { Client, eventually } from '../support/local-service.js';
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
+  (path): path is string => path !== undefined && path !== '' && existsSync(path),
+);
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/console') : tempDir('memory-console-shots-');
+
+// The functions given to page.evaluate run in the page: these are the page's globals they use (the project's
+// TypeScript has no DOM library).
+declare const document: { activeElement: { tagName: string; textContent: string | null } | null; documentElement: { scrollWidth: number } };
+declare const window: { __pwned?: number };
+declare const history: { replaceState(state: null, unused: string, url: string): void };
+declare const localStorage: object;
+declare const sessionStorage: object;
+
+/** A RegExp that finds the text anywhere, literally. */
+const including = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+
+const HOSTILE_TITLE = 'Markup test <script>window.__pwned = 1</script>';
+const HOSTILE_BODY = 'Shown as text: <img src=x onerror="window.__pwned = 2"> and <b>not bold</b>.';
+
+if (!CHROMIUM) {
+  test.skip('the console in a browser: no chromium here (install Debian chromium or set CHROMIUM_PATH)', () => {});
+}
+
+(CHROMIUM ? describe : describe.skip)('the console in a browser', () => {
+  let dir: string;
+  let server: ServerProcess;
+  let key: string;
+  let tenantId: string;
+  let api: Client;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    // No authorizer cache: a revoked key is refused at its next request.
+    // Small quotas, so the usage bars (and their screenshot) show something.
+    server = await startServer(dir, { MEMORY_AUTH_CACHE_SECONDS: '0', MEMORY_DEFAULT_RECORD_QUOTA: '40', MEMORY_DEFAULT_QUERY_QUOTA: '25' });
+    await waitFor(() => /Or open \S+ in a browser/.test(server.stdout()), 10_000, 'the first-start message');
+    key = /mem_[A-Za-z0-9_-]+/.exec(server.stdout())![0];
+    tenantId = /tenant "default" \(([^)]+)\)/.exec(server.stdout())![1]!;
+    api = new Client(server.url, key);
+    browser = await chromium.launch({ executablePath: CHROMIUM!, chromiumSandbox: false });
+    page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    // Any script error in the page fails the test that caused it.
+    page.on('pageerror', (error) => {
+      throw error;
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    killAll();
+    removeDir(dir);
+    if (process.env.UPDATE_SCREENSHOTS !== '1') removeDir(SHOTS);
+  });
+
+  const shot = (name: string) => {
+    mkdirSync(SHOTS, { recursive: true });
+    return page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  };
+  const main = () => page.locator('main');
+  /** Waits until the element's text is (a string) or matches (a RegExp) what is expected; fails with the last text seen. */
+  const seeText = async (locator: Locator, expected: string | RegExp) => {
+    let last: string | null = null;
+    try {
+      await eventually(async () => {
+        last = await locator.first().textContent({ timeout: 1000 }).catch(() => null);
+        return last !== null && (typeof expected === 'string' ? last === expected : expected.test(last));
+      }, 10_000);
+    } catch {
+      throw new Error(`expected the text ${String(expected)}, saw ${JSON.stringify(last)}`);
+    }
+  };
+  /** Enters a key at the prompt; the console then opens the view of the location's hash, here the records. */
+  const connect = async (apiKey: string) => {
+    await page.evaluate(() => history.replaceState(null, '', '#/records'));
+    await page.getByLabel('API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Connect' }).click();
+  };
+
+  test('the README path: open the console, paste the printed key, find the record written with curl, read it', async () => {
+    // What the README's curl line stores.
+    const written = await api.remember({ agent_id: 'demo', type: 'fact', title: 'The user prefers dark mode', body: 'Set in the settings page.', metadata: { source: 'settings', screens: ['editor', 'terminal'] } });
+    expect(written.status).toBe(201);
+    await api.remember({ agent_id: 'demo', type: 'decision', title: 'Lunch order: Sam prefers the vegetarian curry', body: 'Sam asked for it twice; no nuts.' });
+    await api.remember({ agent_id: 'planner', type: 'fact', title: 'The user moved to Berlin in March 2024', body: 'Relocated from Munich for the new job.', client: 'acme' });
+
+    const response = await page.goto(`${server.url}/console/`);
+    expect(response!.headers()['content-security-policy']).toContain("connect-src 'self'");
+    await expect(page.getByLabel('API base URL').inputValue()).resolves.toBe(server.url);
+    await shot('connect');
+    await connect(key);
+
+    await main().getByRole('heading', { name: 'Records' }).waitFor();
+    await page.getByRole('link', { name: 'The user prefers dark mode' }).waitFor();
+    await seeText(page.locator('#who'), including(`Tenant ${tenantId}`));
+    // Newest first.
+    const titles = await main().locator('.records li a').allTextContents();
+    expect(titles.slice(0, 3)).toEqual(['The user moved to Berlin in March 2024', 'Lunch order: Sam prefers the vegetarian curry', 'The user prefers dark mode']);
+    await shot('records');
+
+    // The key is kept in this tab's sessionStorage only: not in the URL, a cookie or localStorage.
+    expect(page.url()).not.toContain(key);
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(key);
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).toContain(key);
+
+    // The record in full: metadata as formatted JSON, its stored type, the classifier's suggestion.
+    await page.getByRole('link', { name: 'The user prefers dark mode' }).click();
+    await main().getByRole('heading', { name: 'The user prefers dark mode' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('The user prefers dark mode');
+    await seeText(main().locator('pre.json'), JSON.stringify({ source: 'settings', screens: ['editor', 'terminal'] }, null, 2));
+    await seeText(main().locator('dl'), including('Type (as stored)fact'));
+    await eventually(async () => {
+      await page.reload();
+      await main().locator('dl').waitFor();
+      return /\d+% confident/.test((await main().locator('dl').textContent()) ?? '');
+    }, 15_000);
+    await shot('record');
+  });
+
+  test('browsing pages through a filtered listing, newest first, each record once', async () => {
+    for (let i = 1; i <= 27; i++) {
+      const note = String(i).padStart(2, '0');
+      expect((await api.remember({ agent_id: 'pager', type: 'signal', title: `Page note ${note}`, body: 'Paging.' })).status).toBe(201);
+    }
+    await page.getByRole('link', { name: 'Records', exact: true }).click();
+    await page.getByLabel('Agent').fill('pager');
+    await page.getByLabel('Type').selectOption('signal');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await seeText(main().locator('.summary'), 'Page 1: 25 records, newest first.');
+    const first = await main().locator('.records li a').allTextContents();
+    expect(first[0]).toBe('Page note 27');
+    await page.getByRole('link', { name: 'Older →' }).click();
+    await seeText(main().locator('.summary'), 'Page 2: 2 records, newest first.');
+    const second = await main().locator('.records li a').allTextContents();
+    expect([...first, ...second]).toEqual(Array.from({ length: 27 }, (_, i) => `Page note ${String(27 - i).padStart(2, '0')}`));
+    expect(await page.getByRole('link', { name: 'Older →' }).count()).toBe(0);
+    await page.getByRole('link', { name: '← Newer' }).click();
+    await seeText(main().locator('.summary'), 'Page 1: 25 records, newest first.');
+    await expect(page.getByLabel('Agent').inputValue()).resolves.toBe('pager');
+  });
+
+  test('search shows rank and title, the body on demand, and marks the words of the question', async () => {
+    await page.getByRole('link', { name: 'Search', exact: true }).click();
+    await page.getByLabel('Question or words').fill('What does Sam prefer for lunch?');
+    await page.getByLabel('Question or words').press('Enter');
+    const first = main().locator('.records li').first();
+    await first.waitFor();
+    await seeText(first.locator('a'), 'Lunch order: Sam prefers the vegetarian curry');
+    await seeText(first.locator('.rank'), /^rank (0|1)\.\d{3}$/);
+    expect(await first.locator('a mark').allTextContents()).toEqual(expect.arrayContaining(['Lunch', 'Sam', 'prefers']));
+    expect(await first.locator('.body').isVisible()).toBe(false);
+    await first.getByText('Body').click();
+    await expect(first.locator('.body').textContent()).resolves.toBe('Sam asked for it twice; no nuts.');
+    await shot('search');
+  });
+
+  test("a record's text is shown as text: markup that agents stored never runs or renders", async () => {
+    const hostile = await api.remember({ agent_id: 'demo', type: 'exchange', title: HOSTILE_TITLE, body: HOSTILE_BODY, metadata: { note: '<img src=x onerror=alert(1)>' } });
+    await page.goto(`${server.url}/console/#/records`);
+    await page.getByRole('link', { name: HOSTILE_TITLE }).waitFor();
+    await page.goto(`${server.url}/console/#/search?q=markup&run=1`);
+    await main().locator('.records li').first().waitFor();
+    await page.goto(`${server.url}/console/#/record/${hostile.body.id}`);
+    await main().getByRole('heading', { name: HOSTILE_TITLE }).waitFor();
+    await seeText(main().locator('.body'), HOSTILE_BODY);
+    await seeText(main().locator('pre.json'), including('<img src=x onerror=alert(1)>'));
+    expect(await main().locator('img, script, b').count()).toBe(0);
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+  });
+
+  test('delete one record: it asks first, then the record is gone from the console and the API', async () => {
+    const doomed = await api.remember({ agent_id: 'demo', type: 'fact', title: 'A memory to delete', body: 'Wrong, so it goes.' });
+    await page.goto(`${server.url}/console/#/record/${doomed.body.id}`);
+    await main().getByRole('heading', { name: 'A memory to delete' }).waitFor();
+    await page.getByRole('button', { name: 'Delete record…' }).click();
+    const dialog = page.getByRole('dialog');
+    await seeText(dialog.getByRole('heading'), 'Delete “A memory to delete”?');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await api.request('GET', `/api/v1/record/${doomed.body.id}`)).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Delete record…' }).click();
+    await dialog.getByRole('button', { name: 'Delete record' }).click();
+    await main().getByRole('heading', { name: 'Records' }).waitFor();
+    await seeText(page.locator('#status'), including('Deleted the record “A memory to delete”'));
+    expect((await api.request('GET', `/api/v1/record/${doomed.body.id}`)).status).toBe(404);
+    expect(await page.getByRole('link', { name: 'A memory to delete' }).count()).toBe(0);
+  });
+
+  test('forget by filter shows the dry-run count first, deletes nothing until confirmed, then forgets', async () => {
+    for (let i = 0; i < 3; i++) await api.remember({ agent_id: 'scratch-bot', type: 'signal', title: `Scratch note ${i}`, body: 'Temporary.' });
+    await page.getByRole('link', { name: 'Forget', exact: true }).click();
+    await page.getByLabel('Agent').fill('scratch-bot');
+    await page.getByRole('button', { name: 'Count matching records' }).click();
+    await seeText(main().locator('.outcome .summary'), '3 records match (dry run: nothing deleted yet).');
+    await shot('forget');
+    expect((await api.request('GET', '/api/v1/record?agent_id=scratch-bot')).body.records).toHaveLength(3);
+
+    await page.getByRole('button', { name: 'Forget 3 records…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Forget 3 records' }).click();
+    await seeText(main().locator('.outcome .summary'), 'Forgot 3 records.');
+    expect((await api.request('GET', '/api/v1/record?agent_id=scratch-bot')).body.records).toHaveLength(0);
+
+    // A change to the filters drops the count: it must be taken again.
+    await page.getByLabel('Agent').fill('nobody');
+    await page.getByRole('button', { name: 'Count matching records' }).click();
+    await seeText(main().locator('.outcome .summary'), 'No records match these filters. Nothing would be deleted.');
+    // No filter at all is refused before any call.
+    await page.getByLabel('Agent').fill('');
+    await page.getByRole('button', { name: 'Count matching records' }).click();
+    await seeText(page.getByRole('alert'), including('Give at least one filter'));
+  });
+
+  test("usage draws the month's records and searches against their quotas, with the API's numbers", async () => {
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    const records = main().getByRole('meter', { name: 'Records written' });
+    await records.waitFor();
+    const usage = (await api.request('GET', '/api/v1/usage')).body;
+    await expect(records.getAttribute('aria-valuenow')).resolves.toBe(String(usage.records.used));
+    await expect(records.getAttribute('aria-valuemax')).resolves.toBe(String(usage.records.quota));
+    await expect(main().getByRole('meter', { name: 'Searches' }).getAttribute('aria-valuenow')).resolves.toBe(String(usage.queries.used));
+    await seeText(main().locator('dl'), including('This key mayread, write, delete'));
+    await shot('usage');
+  });
+
+  test('a key the API refuses returns to the key prompt with a readable message', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain(key);
+    await connect('mem_not-a-key');
+    await seeText(page.getByRole('alert'), including('The API refused the key (401 unauthorized)'));
+    await page.getByLabel('API key').waitFor();
+
+    // A key that stops working mid-session (revoked here) sends the next action back to the prompt.
+    const doomed = await admin(['key', 'create', '--tenant', tenantId], { MEMORY_DATA_DIR: dir });
+    await connect(doomed.api_key);
+    await main().getByRole('heading', { name: 'Records' }).waitFor();
+    await admin(['key', 'revoke', doomed.key_id], { MEMORY_DATA_DIR: dir });
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByLabel('API key').waitFor();
+    await seeText(page.getByRole('alert'), including('401 unauthorized'));
+  });
+
+  test('a read-only key bound to an agent: the console says what it may do and offers nothing else', async () => {
+    const limited = await admin(['key', 'create', '--tenant', tenantId, '--scope', 'read', '--agent', 'demo', '--expires-in', '30d'], { MEMORY_DATA_DIR: dir });
+    await page.goto(`${server.url}/console/`);
+    if (await page.getByRole('button', { name: 'Sign out' }).isVisible()) await page.getByRole('button', { name: 'Sign out' }).click();
+    await connect(limited.api_key);
+    await main().getByRole('heading', { name: 'Records' }).waitFor();
+    await seeText(page.locator('#who'), /this key may read · only for agent "demo" · until \d{4}-\d{2}-\d{2}/);
+    await expect(page.getByLabel('Agent').inputValue()).resolves.toBe('demo');
+    await expect(page.getByLabel('Agent').getAttribute('readonly')).resolves.toBe('');
+    await page.getByRole('link', { name: 'The user prefers dark mode' }).waitFor();
+    // The planner's record is not this key's to see.
+    expect(await page.getByRole('link', { name: 'The user moved to Berlin in March 2024' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'The user prefers dark mode' }).click();
+    await seeText(main().locator('.notice'), including('lacks the delete scope'));
+    expect(await page.getByRole('button', { name: 'Delete record…' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Forget', exact: true }).click();
+    await seeText(main().locator('.notice'), including('lacks the delete scope'));
+    await expect(page.getByRole('button', { name: 'Count matching records' }).isDisabled()).resolves.toBe(true);
+  });
+
+  test('a key without read: the console says so, and shows the 403 that names the missing scope', async () => {
+    const writer = await admin(['key', 'create', '--tenant', tenantId, '--scope', 'write'], { MEMORY_DATA_DIR: dir });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await connect(writer.api_key);
+    await seeText(page.locator('#who'), 'this key may not read (it lacks the read scope)');
+    await seeText(main().locator('.notice'), including('lacks the read scope'));
+    await page.getByRole('link', { name: 'Forget', exact: true }).click();
+    await page.getByLabel('Agent').fill('demo');
+    await page.getByRole('button', { name: 'Count matching records' }).click();
+    await seeText(page.getByRole('alert'), 
+      'Not allowed with this key (403 forbidden): This key lacks the delete scope, which POST /api/v1/forget needs',
+    );
+  });
+
+  test('keyboard only: the prompt, the views and the focus on each new view', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.evaluate(() => history.replaceState(null, '', '#/records'));
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type(key);
+    await page.keyboard.press('Enter');
+    await main().getByRole('heading', { name: 'Records' }).waitFor();
+    // Focus moves to the new view's heading, so a screen reader starts there.
+    await main().locator('.summary').waitFor();
+    expect(await page.evaluate(() => `${document.activeElement?.tagName}:${document.activeElement?.textContent}`)).toBe('H2:Records');
+    await page.getByRole('link', { name: 'Usage', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await main().getByRole('meter', { name: 'Records written' }).waitFor();
+    await eventually(async () => (await page.evaluate(() => document.activeElement?.tagName)) === 'H2');
+  });
+
+  test('at phone width nothing scrolls sideways', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    for (const view of ['records', 'search?q=lunch&run=1', 'usage', 'forget']) {
+      await page.goto(`${server.url}/console/#/${view}`);
+      await main().locator('h2').waitFor();
+      await main().locator('form, .bars').first().waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    }
+    await page.goto(`${server.url}/console/#/records?agent_id=demo`);
+    await page.getByRole('link', { name: 'The user prefers dark mode' }).waitFor();
+    await shot('phone');
+  });
+});
