@@ -1,10 +1,11 @@
-import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { useBedrockClassifier } from './bedrock-classifier.js';
 import { MemoryApi } from './constructs/api.js';
+import { MemoryConsole } from './constructs/console.js';
 import { FORGET_MAX_RECEIVES, MemoryData } from './constructs/data.js';
 import { FUNCTION_SIZING, MemoryFunction } from './constructs/functions.js';
 import { Observability } from './constructs/observability.js';
@@ -26,8 +27,8 @@ export const RECORDS_ALIAS = 'memory-records';
 /**
  * The AWS deployment of the memory service: API Gateway and its authorizer in front of the Lambda
  * handlers, DynamoDB as the system of record, its stream into the indexer (OpenSearch and the
- * classification queue), the classifier on SQS, the forget worker on its own queue, and the alarms and
- * dashboard. Every permission is a grant of exactly what one function does.
+ * classification queue), the classifier on SQS, the forget worker on its own queue, the web console on
+ * CloudFront, and the alarms and dashboard. Every permission is a grant of exactly what one function does.
  */
 export class MemoryServiceStack extends Stack {
   readonly functions: Record<ServiceFunctionName, MemoryFunction>;
@@ -121,7 +122,11 @@ export class MemoryServiceStack extends Stack {
     const bedrockModelId: unknown = this.node.tryGetContext('bedrockModelId');
     if (typeof bedrockModelId === 'string' && bedrockModelId !== '') useBedrockClassifier(fn.classifier, bedrockModelId);
 
-    const api = new MemoryApi(this, 'Api', { stage, functions: fn });
+    // The console's distribution names the API (its CSP) and the API names the console's origin (CORS):
+    // the API takes the origin lazily, filled in at synthesis once the console exists.
+    const consoleOrigin = Lazy.string({ produce: () => webConsole.origin });
+    const api = new MemoryApi(this, 'Api', { stage, functions: fn, consoleOrigin });
+    const webConsole = new MemoryConsole(this, 'Console', { stage, api: api.api });
     Validations.of(api.api.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',
       reason: 'Every request is authenticated by key and throttled per key by usage plans; a WAF web ACL (about USD 5 a month plus USD 0.60 per million requests) is left to the platform team, which can attach its own (docs/deploy.md).',
@@ -145,6 +150,10 @@ export class MemoryServiceStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: api.api.url, description: 'The base URL agents call: <ApiUrl>api/v1/record, <ApiUrl>api/v1/query' });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: webConsole.url,
+      description: 'The web console: open it and paste an API key (it calls ApiUrl, which answers CORS for this origin only)',
+    });
     new CfnOutput(this, 'RecordsTable', { value: tables.records.tableName });
     new CfnOutput(this, 'TenantsTable', { value: tables.tenants.tableName });
     new CfnOutput(this, 'UsageTable', { value: tables.usage.tableName });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../shared/domain/errors.js';
+import { consoleCsp } from '../shared/http/cors.js';
 import { errorResult } from '../shared/http/responses.js';
 import type { ProxyHandler, Route } from './gateway.js';
 
@@ -19,8 +20,7 @@ const FILES: Readonly<Record<string, string>> = {
  * sends the same policy on AWS with the API Gateway origin instead (infra/constructs/console.ts).
  */
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy': consoleCsp("'self'"),
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',

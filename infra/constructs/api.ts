@@ -12,6 +12,7 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  type CorsOptions,
   type IResource,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -21,6 +22,7 @@ import { Construct } from 'constructs';
 import { AppError, errorBody, type ErrorCode } from '../../shared/domain/errors.js';
 import { LIMITS } from '../../shared/domain/record.js';
 import { answeredMethods } from '../../shared/http/api-route.js';
+import { CONSOLE_ORIGIN_STAGE_VARIABLE, CORS_ALLOWED_HEADERS, corsHeaders } from '../../shared/http/cors.js';
 import { internalErrorResult } from '../../shared/http/responses.js';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../settings.js';
 import type { StageConfig } from '../stage.js';
@@ -37,6 +39,11 @@ export interface MemoryApiProps {
     usage: IFunction;
     authorizer: IFunction;
   };
+  /**
+   * The web console's origin (`https://<distribution domain>`, a token is fine). When set, the API answers
+   * CORS for this origin and no other (see {@link MemoryApi}); when not, it answers no CORS at all.
+   */
+  consoleOrigin?: string;
 }
 
 /** One route of the API: a path, its method and the function that answers it (the same table as local/app.ts). */
@@ -68,8 +75,27 @@ export const API_ROUTES: readonly ApiRoute[] = [
  */
 export const STAGE_THROTTLE = { rateLimit: 1000, burstLimit: 2000 } as const;
 
+/**
+ * How long a browser may keep a preflight's answer: two hours, the most Chromium keeps one (Firefox keeps
+ * up to a day), so a console session sends about one preflight per route and method every two hours.
+ */
+export const CORS_PREFLIGHT_MAX_AGE = Duration.hours(2);
+
 /** The `Retry-After` (and `retry_after`) API Gateway's own 429s carry: its token buckets refill every second. */
 export const THROTTLE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The preflight every resource answers for the console's origin: the methods the routes answer, the
+ * headers the console sends.
+ */
+function preflight(origin: string): CorsOptions {
+  return {
+    allowOrigins: [origin],
+    allowMethods: [...new Set(API_ROUTES.flatMap((route) => answeredMethods(route.method)))],
+    allowHeaders: [...CORS_ALLOWED_HEADERS],
+    maxAge: CORS_PREFLIGHT_MAX_AGE,
+  };
+}
 
 /** The JSON body of an error, built by the same code as the Lambdas' and the local gateway's errors. */
 function errorJson(code: ErrorCode, message: string, retryAfter?: number): string {
@@ -211,6 +237,16 @@ export const ACCESS_LOG_FORMAT: Readonly<Record<string, string>> = {
  * - The stage-wide throttle {@link STAGE_THROTTLE} is a backstop for the sum of all keys; per-key limits
  *   above it are capped by it.
  *
+ * The console's CORS (only with `consoleOrigin`). Every resource answers `OPTIONS` (the preflight) itself
+ * with a mock, for the console's origin alone, with no authorizer and no API key: a browser sends a
+ * preflight without the `Authorization` header, so it cannot be authenticated, and it only ever returns
+ * these fixed headers. The explicit `OPTIONS` takes precedence over the 405 `ANY`, which keeps answering
+ * the other methods. API Gateway's own answers (a 401, a 429…) and those 405s carry the CORS headers too,
+ * so that the console can read them; the Lambdas' answers get them from shared/http/cors.ts, which finds the origin in
+ * the stage variable {@link CONSOLE_ORIGIN_STAGE_VARIABLE} set here. A stage variable rather than a Lambda
+ * environment variable: the origin is the console's distribution, which depends on the API (its CSP names
+ * the API's origin), so the functions cannot know it without a cycle, and the handlers stay free of it.
+ *
  * Request size. API Gateway refuses bodies over 10 MB (413 `payload_too_large`) and has no setting for a
  * lower limit, so decisions.md's 413 over 1 MiB can only come from the Lambdas. Today they do not check it
  * (shared/http/json-body.ts parses any size): such a body gets the 400 of an oversized or unknown field
@@ -225,7 +261,7 @@ export class MemoryApi extends Construct {
 
   constructor(scope: Construct, id: string, props: MemoryApiProps) {
     super(scope, id);
-    const { stage, functions } = props;
+    const { stage, functions, consoleOrigin } = props;
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: stage.logRetention, removalPolicy: stage.removalPolicy });
 
@@ -248,7 +284,10 @@ export class MemoryApi extends Construct {
         dataTraceEnabled: false,
         throttlingRateLimit: STAGE_THROTTLE.rateLimit,
         throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        ...(consoleOrigin === undefined ? {} : { variables: { [CONSOLE_ORIGIN_STAGE_VARIABLE]: consoleOrigin } }),
       },
+      // Inherited by every resource, the root and the intermediate ones (`/api`, `/api/v1`) included.
+      ...(consoleOrigin === undefined ? {} : { defaultCorsPreflightOptions: preflight(consoleOrigin) }),
     });
 
     // API Gateway creates the execution log group on first use, with no retention; creating it first, under
@@ -282,13 +321,15 @@ export class MemoryApi extends Construct {
       }
       methodsByPath.set(route.path, entry);
     }
-    for (const { resource, methods } of methodsByPath.values()) this.addMethodNotAllowed(resource, methods);
+    // A static header value is in single quotes, in a gateway response as in an integration response.
+    const cors = consoleOrigin === undefined ? {} : Object.fromEntries(Object.entries(corsHeaders(consoleOrigin)).map(([k, v]) => [k, `'${v}'`]));
+    for (const { resource, methods } of methodsByPath.values()) this.addMethodNotAllowed(resource, methods, cors);
 
     for (const answer of GATEWAY_ANSWERS) {
       this.api.addGatewayResponse(answer.type.responseType, {
         type: answer.type,
         ...(answer.statusCode === undefined ? {} : { statusCode: answer.statusCode }),
-        responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...answer.headers },
+        responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...answer.headers, ...cors },
         templates: { 'application/json': answer.body },
       });
     }
@@ -301,11 +342,23 @@ export class MemoryApi extends Construct {
     });
 
     this.suppressNagFindings();
+    for (const method of this.api.methods.filter((m) => m.httpMethod === 'OPTIONS')) {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: "The CORS preflight for the console's origin: a browser sends it without the Authorization header, and this mock only returns fixed CORS headers.",
+      });
+    }
   }
 
-  /** `ANY` on a route's resource answers 405 with `Allow`; the route's own methods take precedence over it. */
-  private addMethodNotAllowed(resource: IResource, methods: string[]): void {
+  /**
+   * `ANY` on a route's resource answers 405 with `Allow` (and the console's CORS headers, if any); the route's
+   * own methods, and the CORS preflight's `OPTIONS`, take precedence over it.
+   */
+  private addMethodNotAllowed(resource: IResource, methods: string[], cors: Record<string, string>): void {
     const allow = methods.join(', ');
+    const headers = Object.entries({ Allow: `'${allow}'`, 'Content-Type': JSON_CONTENT_TYPE, ...cors }).map(
+      ([name, value]) => [`method.response.header.${name}`, value] as const,
+    );
     // An integration response template is Velocity; $context.httpMethod is a bare HTTP token, safe in JSON.
     const body = JSON.stringify({ error: 'method_not_allowed', message: `$context.httpMethod is not allowed here; use ${allow}` });
     const method = resource.addMethod(
@@ -317,22 +370,14 @@ export class MemoryApi extends Construct {
         integrationResponses: [
           {
             statusCode: '405',
-            responseParameters: {
-              'method.response.header.Allow': `'${allow}'`,
-              'method.response.header.Content-Type': JSON_CONTENT_TYPE,
-            },
+            responseParameters: Object.fromEntries(headers),
             responseTemplates: { 'application/json': body },
           },
         ],
       }),
       {
         apiKeyRequired: false,
-        methodResponses: [
-          {
-            statusCode: '405',
-            responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true },
-          },
-        ],
+        methodResponses: [{ statusCode: '405', responseParameters: Object.fromEntries(headers.map(([name]) => [name, true])) }],
       },
     );
     Validations.of(method).acknowledge({

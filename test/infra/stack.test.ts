@@ -1,27 +1,11 @@
-import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { parseBedrockModelId } from '../../infra/bedrock-classifier.js';
 import { FORGET_MAX_RECEIVES } from '../../infra/constructs/data.js';
 import { SERVICE_FUNCTIONS } from '../../infra/lambda-bundling.js';
-import { MemoryServiceStack } from '../../infra/memory-service-stack.js';
 import { loadAwsConfig } from '../../shared/adapters/aws/config.js';
 import { FORGET_SYNC_MAX } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
 import { FORGET_IDS_MAX } from '../../shared/domain/schemas.js';
-import { testApp } from '../support/cdk-app.js';
-
-/**
- * The whole stack, synthesized as `cdk synth` does but without bundling (the bundles have their own test),
- * with cdk-nag's AwsSolutions rules as a validation plugin: a finding that is not acknowledged with a
- * reason fails the synthesis.
- */
-function synth(stage: 'dev' | 'prod', context: Record<string, string> = {}): { template: Template; stack: MemoryServiceStack } {
-  const app = testApp({ context: { stage, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = new MemoryServiceStack(app, `MemoryService-${stage}`, { stage, env: { account: '123456789012', region: 'eu-west-1' } });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  app.synth();
-  return { template: Template.fromStack(stack), stack };
-}
+import { synthServiceStack as synth } from '../support/service-stack.js';
 
 /** The logical id prefix of a function: its name without the dashes the CDK drops (`forget-worker` is `forgetworker`). */
 const idOf = (name: string) => name.replaceAll('-', '');
