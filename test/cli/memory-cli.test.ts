@@ -284,6 +284,7 @@ describe('the memory CLI: get, list, delete, forget and export', () => {
       records: { used: 2, quota: 30, remaining: 28 },
       queries: { used: 1, quota: 20, remaining: 19 },
       rate_limit: { rate: 100, burst: 200 },
+      key: { scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null },
     });
     expect(result.stdout).toBe(`${JSON.stringify(result.json, null, 2)}\n`);
     const [again, extraArg, extraOption, badKey] = await Promise.all([
