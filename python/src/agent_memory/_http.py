@@ -1,0 +1,102 @@
+"""One HTTP exchange with the service over the standard library's http.client, with a deadline for the
+whole exchange (connection, request, answer), and its failures as the client's exceptions."""
+
+import http.client
+import json
+import socket
+import ssl
+import threading
+from typing import Any, Dict, Optional, Tuple
+from urllib.parse import SplitResult
+
+from .errors import MemoryApiError, MemoryConnectionError, MemoryForbiddenError, MemoryTimeoutError
+
+
+def exchange(
+    url: SplitResult,
+    method: str,
+    target: str,
+    headers: Dict[str, str],
+    body: Optional[bytes],
+    timeout: float,
+) -> Any:
+    """Sends one request and answers its JSON body, or raises: MemoryApiError (MemoryForbiddenError for a
+    403) for an error status, MemoryTimeoutError when the whole exchange took longer than ``timeout``
+    seconds, MemoryConnectionError when the connection failed (``sent`` False when it was refused)."""
+    where = f"{method} {target}"
+    connection: http.client.HTTPConnection
+    if url.scheme == "https":
+        connection = http.client.HTTPSConnection(url.hostname or "", url.port, timeout=timeout, context=ssl.create_default_context())
+    else:
+        connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=timeout)
+    # A socket timeout bounds each wait for bytes, not the whole answer (a server that sends a byte a second
+    # would never time out), so a timer shuts the connection down when the deadline passes: whatever read is
+    # under way then ends, and the exchange fails as a timeout.
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        sock = connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    sent = False
+    try:
+        timer.start()
+        connection.connect()
+        sent = True
+        connection.request(method, target, body=body, headers=headers)
+        response = connection.getresponse()
+        status, answer_headers, text = response.status, response.headers, response.read()
+        if expired.is_set():
+            raise socket.timeout("deadline passed")
+    except ConnectionRefusedError as error:
+        raise MemoryConnectionError(f"{where}: connection refused by {url.netloc}", sent=False) from error
+    except socket.gaierror as error:
+        raise MemoryConnectionError(f"{where}: cannot resolve {url.hostname}: {error}", sent=False) from error
+    except (OSError, http.client.HTTPException) as error:
+        if expired.is_set() or isinstance(error, (socket.timeout, TimeoutError)):
+            raise MemoryTimeoutError(f"{where}: no complete answer within {timeout:g} s") from error
+        raise MemoryConnectionError(f"{where}: {type(error).__name__}: {error}", sent=sent) from error
+    finally:
+        timer.cancel()
+        connection.close()
+    return _answer(where, status, answer_headers, text)
+
+
+def _answer(where: str, status: int, headers: http.client.HTTPMessage, text: bytes) -> Any:
+    try:
+        value = json.loads(text.decode("utf-8")) if text else None
+    except (UnicodeDecodeError, ValueError):
+        raise MemoryApiError(status, "invalid_response", f"{where} answered {status} with a body that is not JSON") from None
+    if 200 <= status < 300:
+        return value
+    code, message, retry_after, request_id = _error_fields(value, headers)
+    if code is None:
+        raise MemoryApiError(status, "invalid_response", f"{where} answered {status} without an error code", retry_after, request_id)
+    error_class = MemoryForbiddenError if status == 403 else MemoryApiError
+    raise error_class(status, code, message, retry_after, request_id)
+
+
+def _error_fields(value: Any, headers: http.client.HTTPMessage) -> Tuple[Optional[str], str, Optional[float], Optional[str]]:
+    """The API's error body (``error``, ``message``, ``retry_after``, ``request_id``), with the ``Retry-After``
+    and request id headers where the body has none."""
+    body = value if isinstance(value, dict) else {}
+    code = body.get("error") if isinstance(body.get("error"), str) else None
+    message = body.get("message") if isinstance(body.get("message"), str) else ""
+    retry_after: Optional[float] = None
+    if isinstance(body.get("retry_after"), (int, float)):
+        retry_after = float(body["retry_after"])
+    else:
+        try:
+            retry_after = float(headers.get("Retry-After", ""))
+        except ValueError:
+            retry_after = None
+    request_id = body.get("request_id") if isinstance(body.get("request_id"), str) else None
+    request_id = request_id or headers.get("X-Request-Id") or headers.get("x-amzn-RequestId")
+    return code, message, retry_after, request_id

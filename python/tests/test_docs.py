@@ -1,0 +1,78 @@
+"""The README's examples and examples/memory_tool.py run as written, against the real local server."""
+
+import os
+import re
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+from .server import shared_server
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+
+
+def readme_block(heading: str) -> str:
+    """The first ```python block after a heading of python/README.md."""
+    text = (PYTHON_DIR / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}\n", 1)[1]
+    match = re.search(r"```python\n(.*?)```", section, re.S)
+    assert match, f"no python block under {heading}"
+    return match.group(1)
+
+
+class Docs(unittest.TestCase):
+    def run_python(self, *args: str, api_key: str) -> str:
+        server = shared_server()
+        env = {**os.environ, "MEMORY_URL": server.url, "MEMORY_API_KEY": api_key}
+        done = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout
+
+    def test_the_quick_start_runs_as_written(self) -> None:
+        tenant = shared_server().new_tenant()
+        out = self.run_python("-c", readme_block("Quick start"), api_key=tenant["api_key"])
+        self.assertRegex(out, r"stored [0-9a-f-]{36}")
+        self.assertIn("The user prefers dark mode", out)
+        self.assertIn("{'used': 1, 'quota': 100000, 'remaining': 99999}", out)
+        self.assertIn("{'matched': 1, 'deleted': 0, 'dry_run': True}", out)
+
+    def test_the_asyncio_example_runs_as_written(self) -> None:
+        tenant = shared_server().new_tenant()
+        out = self.run_python("-c", readme_block("asyncio"), api_key=tenant["api_key"])
+        self.assertEqual(out.splitlines(), ["1 1", "The user prefers dark mode"])
+
+    def test_the_memory_tool_example_remembers_and_recalls(self) -> None:
+        tenant = shared_server().new_tenant()
+        out = self.run_python(str(PYTHON_DIR / "examples" / "memory_tool.py"), api_key=tenant["api_key"])
+        lines = out.splitlines()
+        self.assertRegex(lines[0], r"^Saved as [0-9a-f-]{36}\.$")
+        self.assertTrue(lines[1].startswith("- The user moved to Berlin in March 2024: Relocated from Munich"), out)
+
+
+class Package(unittest.TestCase):
+    def test_the_sources_are_python_3_9(self) -> None:
+        import ast
+
+        sources = sorted((PYTHON_DIR / "src" / "agent_memory").glob("*.py")) + sorted((PYTHON_DIR / "examples").glob("*.py"))
+        self.assertGreater(len(sources), 5)
+        for source in sources:
+            with self.subTest(source=source.name):
+                ast.parse(source.read_text(encoding="utf-8"), filename=str(source), feature_version=(3, 9))
+
+    def test_the_installed_package_is_typed_and_its_version_is_the_projects(self) -> None:
+        import importlib.metadata
+        import importlib.resources
+
+        import agent_memory
+
+        try:
+            installed = importlib.metadata.version("agent-memory")
+        except importlib.metadata.PackageNotFoundError:
+            self.skipTest("agent_memory is imported from the source tree, not installed")
+        self.assertEqual(agent_memory.__version__, installed)
+        self.assertTrue(importlib.resources.files("agent_memory").joinpath("py.typed").is_file())
+
+
+if __name__ == "__main__":
+    unittest.main()
