@@ -6,20 +6,9 @@ import { startLocalService } from '../../local/app.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { authorizerContext } from '../support/authorizer-context.js';
 
-const context = (fields: Record<string, string>) =>
-  Object.freeze({
-    tenantId: 't',
-    keyId: 'key_0000000000000001',
-    recordQuota: '1',
-    queryQuota: '1',
-    rate: '1',
-    burst: '1',
-    scopes: 'read',
-    agentId: '',
-    expiresAt: '',
-    ...fields,
-  });
+const context = (fields: Record<string, string>) => authorizerContext({ scopes: 'read', ...fields });
 
 describe('access', () => {
   test('a context whose key has ended is 401, though the gateway still holds it (a frozen, cached context)', () => {

@@ -5,6 +5,7 @@ import { AppError } from '../../shared/domain/errors.js';
 import { apiRoute } from '../../shared/http/api-route.js';
 import { CONSOLE_ORIGIN_STAGE_VARIABLE, CORS_EXPOSED_HEADERS } from '../../shared/http/cors.js';
 import { jsonResult } from '../../shared/http/responses.js';
+import { authorizerContext } from '../support/authorizer-context.js';
 
 const logger = new Logger({ logLevel: 'SILENT' });
 const ORIGIN = 'https://d111111abcdef8.cloudfront.net';
@@ -28,19 +29,7 @@ function event(stageVariables: Record<string, string> | null, scopes = 'read,wri
     stageVariables,
     body,
     isBase64Encoded: false,
-    requestContext: {
-      authorizer: {
-        tenantId: 't',
-        keyId: 'key_0000000000000001',
-        recordQuota: '1',
-        queryQuota: '1',
-        rate: '1',
-        burst: '1',
-        scopes,
-        agentId: '',
-        expiresAt: '',
-      },
-    },
+    requestContext: { authorizer: authorizerContext({ scopes }) },
   } as unknown as APIGatewayProxyEvent;
 }
 
