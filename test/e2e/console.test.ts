@@ -9,6 +9,7 @@
  * says so; `.ci/run` installs it.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -97,11 +98,13 @@ if (!CHROMIUM) {
     await page.getByRole('button', { name: 'Connect' }).click();
   };
 
-  test('the README path: open the console, paste the printed key, find the record written with curl, read it', async () => {
-    // What the README's curl line stores.
-    const written = await api.remember({ agent_id: 'demo', type: 'fact', title: 'The user prefers dark mode', body: 'Set in the settings page.', metadata: { source: 'settings', screens: ['editor', 'terminal'] } });
-    expect(written.status).toBe(201);
-    await api.remember({ agent_id: 'demo', type: 'decision', title: 'Lunch order: Sam prefers the vegetarian curry', body: 'Sam asked for it twice; no nuts.' });
+  test('the README path: open the console, paste the printed key, find the record written with curl, read it, delete it', async () => {
+    // The curl write the first start printed, run as printed.
+    const printed = /curl -s -X POST [^\n]*\\\n[^\n]*\\\n[^\n]*\n/.exec(server.stdout())![0];
+    const curl = spawnSync('bash', ['-c', printed], { encoding: 'utf8' });
+    expect(JSON.parse(curl.stdout)).toMatchObject({ tenant_id: tenantId });
+    const curlId: string = JSON.parse(curl.stdout).id;
+    await api.remember({ agent_id: 'demo', type: 'decision', title: 'Lunch order: Sam prefers the vegetarian curry', body: 'Sam asked for it twice; no nuts.', metadata: { source: 'chat', diet: ['vegetarian', 'no nuts'] } });
     await api.remember({ agent_id: 'planner', type: 'fact', title: 'The user moved to Berlin in March 2024', body: 'Relocated from Munich for the new job.', client: 'acme' });
 
     const response = await page.goto(`${server.url}/console/`);
@@ -115,7 +118,7 @@ if (!CHROMIUM) {
     await seeText(page.locator('#who'), including(`Tenant ${tenantId}`));
     // Newest first.
     const titles = await main().locator('.records li a').allTextContents();
-    expect(titles.slice(0, 3)).toEqual(['The user moved to Berlin in March 2024', 'Lunch order: Sam prefers the vegetarian curry', 'The user prefers dark mode']);
+    expect(titles).toEqual(['The user moved to Berlin in March 2024', 'Lunch order: Sam prefers the vegetarian curry', 'The user prefers dark mode']);
     await shot('records');
 
     // The key is kept in this tab's sessionStorage only: not in the URL, a cookie or localStorage.
@@ -124,12 +127,38 @@ if (!CHROMIUM) {
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(key);
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).toContain(key);
 
-    // The record in full: metadata as formatted JSON, its stored type, the classifier's suggestion.
+    // The record in full: its stored type, and the classifier's suggestion once the worker has run.
     await page.getByRole('link', { name: 'The user prefers dark mode' }).click();
     await main().getByRole('heading', { name: 'The user prefers dark mode' }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('The user prefers dark mode');
-    await seeText(main().locator('pre.json'), JSON.stringify({ source: 'settings', screens: ['editor', 'terminal'] }, null, 2));
+    await seeText(main().locator('.body'), 'Set in the settings page.');
     await seeText(main().locator('dl'), including('Type (as stored)fact'));
+    await seeText(main().locator('dl'), including(`Id${curlId}`));
+    await eventually(async () => {
+      await page.reload();
+      await main().locator('dl').waitFor();
+      return /\d+% confident/.test((await main().locator('dl').textContent()) ?? '');
+    }, 15_000);
+
+    // Delete it: the console asks first; Cancel keeps it.
+    await page.getByRole('button', { name: 'Delete record…' }).click();
+    const dialog = page.getByRole('dialog');
+    await seeText(dialog.getByRole('heading'), 'Delete “The user prefers dark mode”?');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await api.request('GET', `/api/v1/record/${curlId}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete record…' }).click();
+    await dialog.getByRole('button', { name: 'Delete record' }).click();
+    await main().getByRole('heading', { name: 'Records' }).waitFor();
+    await seeText(page.locator('#status'), including('Deleted the record “The user prefers dark mode”'));
+    await main().locator('.summary').waitFor();
+    expect(await main().locator('.records li a').allTextContents()).toEqual(['The user moved to Berlin in March 2024', 'Lunch order: Sam prefers the vegetarian curry']);
+    expect((await api.request('GET', `/api/v1/record/${curlId}`)).status).toBe(404);
+  });
+
+  test('a record in full shows its metadata as formatted JSON and the classifier’s suggestion', async () => {
+    await page.getByRole('link', { name: 'Lunch order: Sam prefers the vegetarian curry' }).click();
+    await main().getByRole('heading', { name: 'Lunch order: Sam prefers the vegetarian curry' }).waitFor();
+    await seeText(main().locator('pre.json'), JSON.stringify({ source: 'chat', diet: ['vegetarian', 'no nuts'] }, null, 2));
     await eventually(async () => {
       await page.reload();
       await main().locator('dl').waitFor();
@@ -187,24 +216,6 @@ if (!CHROMIUM) {
     await seeText(main().locator('pre.json'), including('<img src=x onerror=alert(1)>'));
     expect(await main().locator('img, script, b').count()).toBe(0);
     expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
-  });
-
-  test('delete one record: it asks first, then the record is gone from the console and the API', async () => {
-    const doomed = await api.remember({ agent_id: 'demo', type: 'fact', title: 'A memory to delete', body: 'Wrong, so it goes.' });
-    await page.goto(`${server.url}/console/#/record/${doomed.body.id}`);
-    await main().getByRole('heading', { name: 'A memory to delete' }).waitFor();
-    await page.getByRole('button', { name: 'Delete record…' }).click();
-    const dialog = page.getByRole('dialog');
-    await seeText(dialog.getByRole('heading'), 'Delete “A memory to delete”?');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    expect((await api.request('GET', `/api/v1/record/${doomed.body.id}`)).status).toBe(200);
-
-    await page.getByRole('button', { name: 'Delete record…' }).click();
-    await dialog.getByRole('button', { name: 'Delete record' }).click();
-    await main().getByRole('heading', { name: 'Records' }).waitFor();
-    await seeText(page.locator('#status'), including('Deleted the record “A memory to delete”'));
-    expect((await api.request('GET', `/api/v1/record/${doomed.body.id}`)).status).toBe(404);
-    expect(await page.getByRole('link', { name: 'A memory to delete' }).count()).toBe(0);
   });
 
   test('forget by filter shows the dry-run count first, deletes nothing until confirmed, then forgets', async () => {
@@ -269,10 +280,10 @@ if (!CHROMIUM) {
     await seeText(page.locator('#who'), /this key may read · only for agent "demo" · until \d{4}-\d{2}-\d{2}/);
     await expect(page.getByLabel('Agent').inputValue()).resolves.toBe('demo');
     await expect(page.getByLabel('Agent').getAttribute('readonly')).resolves.toBe('');
-    await page.getByRole('link', { name: 'The user prefers dark mode' }).waitFor();
+    await page.getByRole('link', { name: 'Lunch order: Sam prefers the vegetarian curry' }).waitFor();
     // The planner's record is not this key's to see.
     expect(await page.getByRole('link', { name: 'The user moved to Berlin in March 2024' }).count()).toBe(0);
-    await page.getByRole('link', { name: 'The user prefers dark mode' }).click();
+    await page.getByRole('link', { name: 'Lunch order: Sam prefers the vegetarian curry' }).click();
     await seeText(main().locator('.notice'), including('lacks the delete scope'));
     expect(await page.getByRole('button', { name: 'Delete record…' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Forget', exact: true }).click();
@@ -319,7 +330,7 @@ if (!CHROMIUM) {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     }
     await page.goto(`${server.url}/console/#/records?agent_id=demo`);
-    await page.getByRole('link', { name: 'The user prefers dark mode' }).waitFor();
+    await page.getByRole('link', { name: 'Lunch order: Sam prefers the vegetarian curry' }).waitFor();
     await shot('phone');
   });
 });
