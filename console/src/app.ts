@@ -71,6 +71,14 @@ export class ConsoleApp {
       this.prompt('Signed out. The key is no longer kept in this tab.');
     });
     window.addEventListener('hashchange', () => void this.render());
+    // A link to the view already shown changes no hash: it shows that view again, with fresh data.
+    this.shell.nav.addEventListener('click', (event) => {
+      const link = event.target instanceof Element ? event.target.closest('a') : null;
+      if (link && link.getAttribute('href') === location.hash) {
+        event.preventDefault();
+        void this.render();
+      }
+    });
     const session = loadSession();
     if (session) void this.connect(session);
     else this.prompt();

@@ -14,6 +14,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { admin, killAll, removeDir, ROOT, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
+import { forgetAcceptedSchema, forgetJobSchema, forgetResultSchema } from '../../shared/domain/schemas.js';
+import { internalErrorResult } from '../../shared/http/responses.js';
 import { Client, eventually } from '../support/local-service.js';
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
@@ -240,6 +242,47 @@ if (!CHROMIUM) {
     await page.getByLabel('Agent').fill('');
     await page.getByRole('button', { name: 'Count matching records' }).click();
     await seeText(page.getByRole('alert'), including('Give at least one filter'));
+  });
+
+  test('a forget the service runs as a job (on AWS, a large one) is followed until it is done', async () => {
+    // The local server finishes every forget within its request, so the job answers come from the browser's
+    // network layer here, checked against the API's own schemas; the job itself is tested on DynamoDB Local.
+    const JOB = '01937c7a-0000-7000-8000-00000000f0f0';
+    let polls = 0;
+    await page.route('**/api/v1/forget', (route) =>
+      route.request().postDataJSON().dry_run
+        ? route.fulfill({ json: forgetResultSchema.parse({ matched: 2500, deleted: 0, dry_run: true }) })
+        : route.fulfill({ status: 202, json: forgetAcceptedSchema.parse({ job_id: JOB, matched: 2500 }) }),
+    );
+    await page.route(`**/api/v1/forget/${JOB}`, (route) =>
+      route.fulfill({ json: forgetJobSchema.parse(++polls === 1 ? { status: 'running', matched: 2500, deleted: 1000 } : { status: 'done', matched: 2500, deleted: 2500 }) }),
+    );
+    try {
+      await page.goto(`${server.url}/console/#/forget`);
+      await page.getByLabel('Client').fill('acme');
+      await page.getByRole('button', { name: 'Count matching records' }).click();
+      await seeText(main().locator('.outcome .summary'), '2,500 records match (dry run: nothing deleted yet).');
+      await page.getByRole('button', { name: 'Forget 2,500 records…' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Forget 2,500 records' }).click();
+      await seeText(main().locator('.outcome .summary'), `Forget job ${JOB} is running: 1,000 of 2,500 deleted. The matched records are already hidden from every read.`);
+      await seeText(main().locator('.outcome .summary'), `Forget job ${JOB} is done: 2,500 of 2,500 deleted.`);
+      expect(polls).toBe(2);
+    } finally {
+      await page.unrouteAll();
+    }
+  });
+
+  test('a failure of the service or of the network is a readable message, with the request id to quote', async () => {
+    await page.goto(`${server.url}/console/#/usage`);
+    await main().getByRole('meter', { name: 'Records written' }).waitFor();
+    await page.route('**/api/v1/record?*', (route) => route.fulfill({ status: 500, json: JSON.parse(internalErrorResult('req-0042').body) }));
+    await page.getByRole('link', { name: 'Records', exact: true }).click();
+    await seeText(page.getByRole('alert'), 'An internal error occurred. Quote the request_id when you report it. (500 internal_error) (request id req-0042)');
+    await page.unrouteAll();
+    await page.route('**/api/v1/usage', (route) => route.abort('connectionrefused'));
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await seeText(page.getByRole('alert'), including(`Cannot reach the API at ${server.url}.`));
+    await page.unrouteAll();
   });
 
   test("usage draws the month's records and searches against their quotas, with the API's numbers", async () => {
