@@ -203,6 +203,15 @@ class Retries(unittest.TestCase):
         self.addCleanup(proxy.close)
         return MemoryClient(proxy.url, api_key, **options), proxy
 
+    def test_a_base_url_with_a_path_keeps_it_as_api_gateway_stage_urls_need(self) -> None:
+        url = urlsplit(server.url)
+        proxy = LosingProxy((url.hostname, url.port), lose=0)
+        self.addCleanup(proxy.close)
+        with self.assertRaises(MemoryApiError) as caught:
+            MemoryClient(proxy.url + "/prod/", server.api_key).recall("dark mode", client="a&b c+d")
+        self.assertEqual(caught.exception.code, "not_found")  # the local server has no stage prefix
+        self.assertTrue(proxy.requests[0].startswith(b"GET /prod/api/v1/query?q=dark%20mode&client=a%26b%20c%2Bd&limit=20 HTTP/1.1"), proxy.requests[0])
+
     def test_rate_limited_is_retried_after_retry_after(self) -> None:
         tenant = server.new_tenant("--rate", "1", "--burst", "1")
         memory, proxy = self.counted(tenant["api_key"])
