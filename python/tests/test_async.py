@@ -8,6 +8,10 @@ from agent_memory import AsyncMemoryClient, MemoryApiError, MemoryForbiddenError
 from .server import shared_server
 
 
+def setUpModule() -> None:
+    shared_server()  # started here, not on the event loop of a test
+
+
 class AsyncClient(unittest.IsolatedAsyncioTestCase):
     async def test_every_operation_awaits_and_list_iterates_all_pages(self) -> None:
         server = shared_server()
@@ -28,8 +32,10 @@ class AsyncClient(unittest.IsolatedAsyncioTestCase):
         with self.assertRaises(MemoryApiError):
             await memory.forget_status("no-such-job")
         reader = await asyncio.to_thread(server.admin, "key", "create", "--tenant", tenant["tenant_id"], "--scope", "read")
-        with self.assertRaises(MemoryForbiddenError):
-            await AsyncMemoryClient(server.url, reader["api_key"]).remember(agent_id="a", type="fact", title="t", body="b")
+        async with AsyncMemoryClient(server.url, reader["api_key"]) as limited:
+            with self.assertRaises(MemoryForbiddenError):
+                await limited.remember(agent_id="a", type="fact", title="t", body="b")
+        await memory.close()
 
 
 if __name__ == "__main__":

@@ -254,6 +254,42 @@ class Retries(unittest.TestCase):
         self.assertEqual(memory.usage()["queries"]["used"], 1)
 
 
+class Connections(unittest.TestCase):
+    """Connections kept alive between calls."""
+
+    def test_calls_reuse_one_connection(self) -> None:
+        with MemoryClient(server.url, server.api_key) as memory:
+            memory.usage()
+            idle = list(memory._connections._idle)
+            self.assertEqual(len(idle), 1)
+            memory.recall("dark mode")
+            memory.list_page(limit=1)
+            self.assertEqual(memory._connections._idle, idle)
+        self.assertEqual(memory._connections._idle, [])
+        self.assertIsNone(idle[0].sock)
+
+    def test_a_connection_the_service_closed_while_idle_is_not_used_again(self) -> None:
+        url = urlsplit(server.url)
+        proxy = LosingProxy((url.hostname, url.port), lose=0)  # it closes each connection after one answer
+        self.addCleanup(proxy.close)
+        with MemoryClient(proxy.url, server.api_key, max_retries=0) as memory:
+            for _ in range(3):
+                memory.usage()
+                time.sleep(0.05)  # the proxy's close arrives
+        self.assertEqual(len(proxy.requests), 3)
+
+    def test_threads_share_a_client(self) -> None:
+        import concurrent.futures
+
+        tenant = server.new_tenant()
+        with MemoryClient(server.url, tenant["api_key"]) as memory:
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                receipts = list(pool.map(lambda i: memory.remember(**a_record(title=f"Threaded {i}")), range(40)))
+            self.assertEqual(len({r["id"] for r in receipts}), 40)
+            self.assertEqual(len(list(memory.list(limit=100))), 40)
+            self.assertLessEqual(len(memory._connections._idle), 4)
+
+
 class Errors(unittest.TestCase):
     """Each error type, from a real failure."""
 

@@ -1,19 +1,76 @@
-"""One HTTP exchange with the service over the standard library's http.client, with a deadline for the
-whole exchange (connection, request, answer), and its failures as the client's exceptions."""
+"""HTTP with the service over the standard library's http.client: kept-alive connections, one exchange with
+a deadline for the whole of it (connection, request, answer), and its failures as the client's exceptions."""
 
 import http.client
 import json
+import selectors
 import socket
 import ssl
 import threading
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import SplitResult
 
 from .errors import MemoryApiError, MemoryConnectionError, MemoryForbiddenError, MemoryTimeoutError
 
 
+class Connections:
+    """The connections of one client to its service: kept alive between calls, so that a call does not pay
+    for a new TCP (and TLS) connection. A call takes one for itself and gives it back once it has read a
+    whole answer that does not close it; at most ``keep`` idle ones are kept. Safe to share between threads."""
+
+    def __init__(self, url: SplitResult, timeout: float, keep: int = 4) -> None:
+        self._url = url
+        self._timeout = timeout
+        self._keep = keep
+        self._idle: List[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> http.client.HTTPConnection:
+        """An idle connection the service has not closed meanwhile, else a new one (not yet connected)."""
+        while True:
+            with self._lock:
+                connection = self._idle.pop() if self._idle else None
+            if connection is None:
+                break
+            if _still_open(connection):
+                return connection
+            connection.close()
+        if self._url.scheme == "https":
+            return http.client.HTTPSConnection(self._url.hostname or "", self._url.port, timeout=self._timeout, context=ssl.create_default_context())
+        return http.client.HTTPConnection(self._url.hostname or "", self._url.port, timeout=self._timeout)
+
+    def give(self, connection: http.client.HTTPConnection) -> None:
+        """Keeps a connection whose last answer was read whole, for the next call."""
+        with self._lock:
+            if len(self._idle) < self._keep:
+                self._idle.append(connection)
+                return
+        connection.close()
+
+    def close(self) -> None:
+        """Closes the idle connections (calls under way keep theirs until they end)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+
+def _still_open(connection: http.client.HTTPConnection) -> bool:
+    """Whether an idle connection can carry a request: a socket with something to read while idle has been
+    closed by the service (its keep-alive timeout, say), or holds bytes nobody asked for."""
+    sock = connection.sock
+    if sock is None:
+        return False
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(sock, selectors.EVENT_READ)
+            return not selector.select(0)
+    except (OSError, ValueError):
+        return False
+
+
 def exchange(
-    url: SplitResult,
+    connections: Connections,
     method: str,
     target: str,
     headers: Dict[str, str],
@@ -24,11 +81,7 @@ def exchange(
     403) for an error status, MemoryTimeoutError when the whole exchange took longer than ``timeout``
     seconds, MemoryConnectionError when the connection failed (``sent`` False when it was refused)."""
     where = f"{method} {target}"
-    connection: http.client.HTTPConnection
-    if url.scheme == "https":
-        connection = http.client.HTTPSConnection(url.hostname or "", url.port, timeout=timeout, context=ssl.create_default_context())
-    else:
-        connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=timeout)
+    connection = connections.take()
     # A socket timeout bounds each wait for bytes, not the whole answer (a server that sends a byte a second
     # would never time out), so a timer shuts the connection down when the deadline passes: whatever read is
     # under way then ends, and the exchange fails as a timeout.
@@ -46,26 +99,32 @@ def exchange(
     timer = threading.Timer(timeout, expire)
     timer.daemon = True
     sent = False
+    keep = False
     try:
         timer.start()
-        connection.connect()
+        if connection.sock is None:
+            connection.connect()
         sent = True
         connection.request(method, target, body=body, headers=headers)
         response = connection.getresponse()
         status, answer_headers, text = response.status, response.headers, response.read()
         if expired.is_set():
             raise socket.timeout("deadline passed")
+        keep = not response.will_close
     except ConnectionRefusedError as error:
-        raise MemoryConnectionError(f"{where}: connection refused by {url.netloc}", sent=False) from error
+        raise MemoryConnectionError(f"{where}: connection refused by {connection.host}:{connection.port}", sent=False) from error
     except socket.gaierror as error:
-        raise MemoryConnectionError(f"{where}: cannot resolve {url.hostname}: {error}", sent=False) from error
+        raise MemoryConnectionError(f"{where}: cannot resolve {connection.host}: {error}", sent=False) from error
     except (OSError, http.client.HTTPException) as error:
         if expired.is_set() or isinstance(error, (socket.timeout, TimeoutError)):
             raise MemoryTimeoutError(f"{where}: no complete answer within {timeout:g} s") from error
         raise MemoryConnectionError(f"{where}: {type(error).__name__}: {error}", sent=sent) from error
     finally:
         timer.cancel()
-        connection.close()
+        if keep:
+            connections.give(connection)
+        else:
+            connection.close()
     return _answer(where, status, answer_headers, text)
 
 

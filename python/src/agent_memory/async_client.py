@@ -48,6 +48,16 @@ class AsyncMemoryClient:
     def __repr__(self) -> str:
         return f"Async{self._sync!r}"
 
+    async def close(self) -> None:
+        """MemoryClient.close: closes the connections kept alive between calls."""
+        self._sync.close()
+
+    async def __aenter__(self) -> "AsyncMemoryClient":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
     async def _run(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(functools.partial(method, *args, **kwargs))
 
