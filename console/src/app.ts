@@ -33,9 +33,14 @@ export function parseRoute(hash: string): Route {
   return { name: name || 'records', arg: decodeURIComponent(rest.join('/')), params: new URLSearchParams(query) };
 }
 
-/** The link of a route, for `href` and `location.hash`. */
+/** The entries whose value is set (not undefined, not empty). */
+export function definedOnly(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+}
+
+/** The link of a route, for `href` and `location.hash`; parameters that are not set are left out. */
 export function routeHref(name: string, params: Record<string, string | undefined> = {}, arg?: string): string {
-  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')).toString();
+  const query = new URLSearchParams(definedOnly(params)).toString();
   return `#/${name}${arg === undefined ? '' : `/${encodeURIComponent(arg)}`}${query ? `?${query}` : ''}`;
 }
 

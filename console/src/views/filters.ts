@@ -1,5 +1,5 @@
 import { RECORD_TYPES } from '../../../sdk/src/index.js';
-import type { ConsoleApp } from '../app.js';
+import { definedOnly, type ConsoleApp } from '../app.js';
 import { field, formValue, h } from '../dom.js';
 
 /** The record filters a form can carry, by the API's names. */
@@ -34,6 +34,11 @@ export function filterFields(app: ConsoleApp, names: readonly FilterName[], valu
 }
 
 /** The filters a form holds, without the empty ones. */
-export function filterValues(form: HTMLFormElement, names: readonly string[]): Record<string, string | undefined> {
-  return Object.fromEntries(names.map((name) => [name, formValue(form, name)]));
+export function filterValues(form: HTMLFormElement, names: readonly string[]): Record<string, string> {
+  return definedOnly(Object.fromEntries(names.map((name) => [name, formValue(form, name)])));
+}
+
+/** The filters a route's parameters hold, without the empty ones. */
+export function routeFilters(params: URLSearchParams, names: readonly string[]): Record<string, string> {
+  return definedOnly(Object.fromEntries(names.map((name) => [name, params.get(name) ?? undefined])));
 }

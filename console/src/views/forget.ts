@@ -3,7 +3,6 @@ import type { ConsoleApp, Route } from '../app.js';
 import { field, h, replace } from '../dom.js';
 import { count } from '../format.js';
 import { filterFields, filterValues } from './filters.js';
-import { definedOnly } from './records.js';
 
 const FILTERS = ['agent_id', 'client', 'type', 'before'] as const;
 const JOB_POLL_MS = 2000;
@@ -71,7 +70,7 @@ export function forgetView(app: ConsoleApp, _route: Route): void {
 /** The selectors of the form, as the API names them. */
 function selectorsOf(form: HTMLFormElement, ids: HTMLTextAreaElement): Omit<ForgetInput, 'ids'> & { ids?: string[] } {
   const list = ids.value.split(/\s+/).filter((id) => id !== '');
-  return { ...(definedOnly(filterValues(form, FILTERS)) as Omit<ForgetInput, 'ids'>), ...(list.length > 0 ? { ids: list } : {}) };
+  return { ...(filterValues(form, FILTERS) as Omit<ForgetInput, 'ids'>), ...(list.length > 0 ? { ids: list } : {}) };
 }
 
 /** Follows a forget job until it is done or failed. The matched records are hidden from every read from the start. */

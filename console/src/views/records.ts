@@ -1,7 +1,7 @@
 import type { ListQuery } from '../../../sdk/src/index.js';
 import { routeHref, type ConsoleApp, type Route } from '../app.js';
 import { h } from '../dom.js';
-import { filterFields, filterValues } from './filters.js';
+import { filterFields, filterValues, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
 
 const FILTERS = ['agent_id', 'type', 'client', 'since', 'until'] as const;
@@ -16,7 +16,7 @@ const trail = { filters: '', cursors: new Map<number, string | undefined>() };
 /** `#/records`: the tenant's records, newest first, page by page, filtered by agent, type, client and dates. */
 export async function recordsView(app: ConsoleApp, route: Route): Promise<void> {
   const main = document.getElementById('main')!;
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, route.params.get(name) ?? undefined]));
+  const filters = routeFilters(route.params, FILTERS);
   const filterKey = JSON.stringify(filters);
   if (trail.filters !== filterKey) trail.cursors = new Map([[1, undefined]]);
   trail.filters = filterKey;
@@ -40,7 +40,7 @@ export async function recordsView(app: ConsoleApp, route: Route): Promise<void> 
     main.append(h('p', { class: 'notice' }, 'This key lacks the read scope, so it cannot list records. Forgetting by filter may still work if it has the delete scope.'));
     return;
   }
-  const query: ListQuery = { ...definedOnly(filters), limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) };
+  const query: ListQuery = { ...filters, limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) };
   const result = await app.call((client) => client.listPage(query));
   if (!result) return;
 
@@ -52,9 +52,4 @@ export async function recordsView(app: ConsoleApp, route: Route): Promise<void> 
   }
   const shown = result.records.length === 0 ? 'No records match.' : `Page ${page}: ${result.records.length} record${result.records.length === 1 ? '' : 's'}, newest first.`;
   main.append(h('p', { class: 'summary', role: 'status' }, shown), h('ol', { class: 'records' }, ...result.records.map((r) => recordItem(r))), pager);
-}
-
-/** The entries whose value is set. */
-export function definedOnly(values: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
 }

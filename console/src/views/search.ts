@@ -1,10 +1,9 @@
 import type { RecallQuery } from '../../../sdk/src/index.js';
-import { routeHref, type ConsoleApp, type Route } from '../app.js';
+import { definedOnly, routeHref, type ConsoleApp, type Route } from '../app.js';
 import { field, formValue, h } from '../dom.js';
 import { queryStems } from '../highlight.js';
-import { filterFields, filterValues } from './filters.js';
+import { filterFields, filterValues, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
-import { definedOnly } from './records.js';
 
 const FILTERS = ['agent_id', 'type', 'client', 'since'] as const;
 
@@ -38,7 +37,7 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
     main.append(h('p', { class: 'hint' }, 'Ask a question in plain English, or give a few words. Each search counts against the month’s query quota.'));
     return;
   }
-  const query: RecallQuery = { ...definedOnly({ q, agent_id: route.params.get('agent_id') ?? undefined, type: route.params.get('type') ?? undefined, client: route.params.get('client') ?? undefined, since: route.params.get('since') ?? undefined }), limit: Number(limit) };
+  const query: RecallQuery = { ...definedOnly({ q }), ...routeFilters(route.params, FILTERS), limit: Number(limit) };
   const hits = await app.call((client) => client.recall(query));
   if (!hits) return;
   const stems = queryStems(q);
