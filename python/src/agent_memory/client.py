@@ -272,14 +272,8 @@ class MemoryClient:
 
 def _query_string(query: Mapping[str, Any]) -> str:
     """The query string of the parameters that are set, or nothing."""
-    pairs = [(name, _text(value)) for name, value in query.items() if value is not None]
+    pairs = [(name, str(value)) for name, value in query.items() if value is not None]
     return "?" + urlencode(pairs, quote_via=quote) if pairs else ""
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _segment(value: str) -> str:
