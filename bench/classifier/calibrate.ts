@@ -3,6 +3,9 @@ import { RECORD_TYPES } from '../../shared/domain/record.js';
 import type { Example } from './dataset.js';
 import { trainLinear, type Trained, type TrainOptions } from './train-linear.js';
 
+// Bound once, as in model.ts: the negative log-likelihood below runs about a million times per fit.
+const { log, max } = Math;
+
 /** What turns a model's raw scores into honest probabilities (model.ts, `gatedProbabilities`). */
 export interface Calibration {
   temperature: number;
@@ -68,7 +71,7 @@ export function fitCalibration(examples: Example[], options: TrainOptions, { gat
 /** `fitCalibration` on held-out predictions already made (eval.ts reuses its cross-validation). */
 export function fitOnHeldOut(heldOut: HeldOut[], prior: number[], { gate = true } = {}): Calibration {
   const nll = (c: Calibration) =>
-    -heldOut.reduce((sum, h) => sum + Math.log(Math.max(1e-12, gatedProbabilities(h.logits, h.evidence, c)[h.label]!)), 0);
+    -heldOut.reduce((sum, h) => sum + log(max(1e-12, gatedProbabilities(h.logits, h.evidence, c)[h.label]!)), 0);
   const bestTemperature = (g: number) => minimize((t) => nll({ temperature: t, prior, gate: g }), 0.05, 5, 30);
   // Nested one-dimensional searches: each gate gets its own best temperature, as the two trade off. Fewer
   // steps outside keep training fast; the gate is then known to within 0.001, far below what it changes.

@@ -2,6 +2,10 @@ import { RECORD_TYPES, type RecordType } from '../../domain/record.js';
 import type { Classifier, Suggestion } from '../../ports.js';
 import { contentWords, features, vectorize, type FeatureGroup } from './features.js';
 
+// Bound once: where modules run in a vm context (Jest), each lookup of the global `Math` is a slow
+// interceptor call, and calibrating the model calls these functions millions of times.
+const { exp, log, max } = Math;
+
 /**
  * A trained linear model as it ships: the vocabulary, one weight per (type, feature) plus a bias per type,
  * and the calibration temperature. Weights travel as base64 of little-endian float32, which keeps the file
@@ -79,8 +83,8 @@ export class LinearClassifier implements Classifier {
 /** Softmax of logits divided by a temperature: above 1 flattens the probabilities, below 1 sharpens them. */
 export function softmax(logits: number[], temperature: number): number[] {
   const scaled = logits.map((z) => z / temperature);
-  const max = Math.max(...scaled);
-  const exps = scaled.map((z) => Math.exp(z - max));
+  const top = max(...scaled);
+  const exps = scaled.map((z) => exp(z - top));
   const sum = exps.reduce((a, b) => a + b, 0);
   return exps.map((e) => e / sum);
 }
@@ -95,5 +99,5 @@ export function gatedProbabilities(logits: number[], evidence: number, calibrati
   const g = gate > 0 ? evidence / (evidence + gate) : 1;
   // The linear model's scores do not shrink with the input (features are L2-normalized), so two stray
   // features score as loudly as a paragraph; weighing them by evidence puts back what normalizing took.
-  return softmax(logits.map((z, k) => (g * z) / temperature + (1 - g) * Math.log(Math.max(1e-12, prior[k]!))), 1);
+  return softmax(logits.map((z, k) => (g * z) / temperature + (1 - g) * log(max(1e-12, prior[k]!))), 1);
 }
