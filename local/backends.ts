@@ -1,26 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { createIndexerHandler } from '../functions/indexer/handler.js';
-import { dynamoDbClient } from '../shared/adapters/aws/dynamodb/client.js';
-import { ensureTables, missingTables } from '../shared/adapters/aws/dynamodb/ensure-tables.js';
-import { TableCheckedSearch } from '../shared/adapters/aws/dynamodb/checked-search.js';
-import { dynamoDbAdapters } from '../shared/adapters/aws/dynamodb/index.js';
-import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js';
-import type { AwsConfig } from '../shared/adapters/aws/config.js';
-import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
-import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
+import { existsSync } from 'node:fs';
+import type { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
+import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
 import { searchWork, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
 import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
 import { ThreadMerger, type SearchMerger } from '../shared/adapters/local/search-merger.js';
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
-import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
 import type { LocalConfig } from './config.js';
-import { lambdaContext } from './lambda-context.js';
-import { inProcessForgetJobs } from './forget-jobs.js';
-import { StreamPoller } from './stream-poller.js';
 
 /** The ports the local runtime serves from, whichever backend holds them. */
 export interface Backend {
@@ -41,9 +28,11 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-/** Opens the configured backend. */
-export function openBackend(config: LocalConfig, logger: Logger): Promise<Backend> {
-  return config.aws ? openDynamoDbBackend(config, config.aws, logger) : Promise.resolve(openSqliteBackend(config, logger));
+/** Opens the configured backend. The AWS-shaped one, and with it the AWS SDK, is loaded only when configured. */
+export async function openBackend(config: LocalConfig, logger: Logger): Promise<Backend> {
+  if (!config.aws) return openSqliteBackend(config, logger);
+  const { openDynamoDbBackend } = await import('./backends-dynamodb.js');
+  return openDynamoDbBackend(config, config.aws, logger);
 }
 
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
@@ -83,7 +72,7 @@ function logMerge(logger: Logger, event: MergeThreadEvent): void {
  * work when no other search runs, which run on the adapters' connection in the server's thread; or, with
  * 0 threads, all on that connection, where a search is one synchronous call that nothing waits behind.
  */
-function searchOn(
+export function searchOn(
   sqlite: SqliteAdapters,
   file: string,
   config: Pick<LocalConfig, 'searchThreads' | 'searchTimeoutMs' | 'searchQueue'>,
@@ -98,60 +87,6 @@ function searchOn(
   }
   return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };
 }
-
-/**
- * The AWS-shaped mode: records, keys, counters and idempotency keys on DynamoDB (DynamoDB Local), with the
- * same transactions as on AWS. A stream poller plays the Lambda event source mapping and feeds the real
- * indexer handler; since no OpenSearch runs here, the indexer writes the SQLite index, and the
- * classification jobs go to the SQLite queue, which the job loop delivers as SQS-shaped events.
- *
- * The SQLite index is a copy of the table that the stream rebuilds: when the records table is new (say,
- * DynamoDB Local restarted in memory), the old index file is dropped with it.
- */
-async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, logger: Logger): Promise<Backend> {
-  const client = dynamoDbClient(aws);
-  // Only an emulator gets its tables made here; on AWS the CDK stack owns them.
-  const created = aws.dynamodbEndpoint ? await ensureTables(client, aws.tables) : [];
-  const indexFile = join(config.dataDir, 'dynamodb-index.db');
-  if (created.includes('records')) {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(indexFile + suffix, { force: true });
-  }
-  const index = openSqliteAdapters(indexFile, { progress: (line) => logger.info(line) });
-  const search = searchOn(index, indexFile, config);
-  const forgetJobs = inProcessForgetJobs(() => dynamo.records, logger);
-  const dynamo = dynamoDbAdapters(client, aws.tables, { forgetJobs });
-  const indexer = createIndexerHandler({
-    index: new SqliteDocumentIndex(index.db, index.merger),
-    jobs: index.jobs,
-    recordFromImage,
-    logger: logger.createChild(),
-  });
-  const poller = new StreamPoller({
-    config: aws,
-    tableName: aws.tables.records,
-    handler: (event) => indexer(event, lambdaContext('indexer')),
-    logger,
-  });
-  return {
-    ...dynamo,
-    // As the query Lambda does: hits checked against the table, since the index follows the stream.
-    search: new TableCheckedSearch(search, dynamo.records),
-    jobs: index.jobs,
-    describe: `records in DynamoDB at ${aws.dynamodbEndpoint ?? `AWS ${aws.region}`} (table ${aws.tables.records}), search index in ${indexFile}`,
-    start: () => poller.start(),
-    // DynamoDB expires idempotency keys itself, with TTL.
-    sweep: () => ({ purgedIdempotencyKeys: 0 }),
-    settle: (timeoutMs = 10_000) => poller.settle(timeoutMs),
-    close: async () => {
-      await forgetJobs.idle();
-      await poller.stop();
-      await search.close();
-      index.close();
-      client.destroy();
-    },
-  };
-}
-
 /** The stores the admin CLI needs, and API Gateway's side of the keys when it works on a deployed stack. */
 export interface AdminStores {
   keys: KeyStore;
@@ -184,36 +119,8 @@ export class NoDatabaseError extends Error {
  */
 export async function openAdminStores(config: LocalConfig, { create = false }: { create?: boolean } = {}): Promise<AdminStores> {
   if (config.aws) {
-    const { aws } = config;
-    const client = dynamoDbClient(aws);
-    if (aws.dynamodbEndpoint) {
-      try {
-        if (create) await ensureTables(client, aws.tables);
-        const missing = await missingTables(client, aws.tables);
-        if (missing.length > 0) {
-          throw new NoDatabaseError(
-            `no table ${missing.join(', ')} at ${aws.dynamodbEndpoint}. Point DYNAMODB_ENDPOINT and the MEMORY_*_TABLE names ` +
-              'at the tables the server uses, or pass --create to create them.',
-            { endpoint: aws.dynamodbEndpoint, tables: missing.join(',') },
-          );
-        }
-      } catch (error) {
-        client.destroy();
-        throw error;
-      }
-    }
-    const { keys, usage, records } = dynamoDbAdapters(client, aws.tables);
-    const apiGateway = aws.gateway ? new APIGatewayClient({ region: aws.region }) : null;
-    return {
-      keys,
-      usage,
-      records,
-      gateway: apiGateway && aws.gateway ? new ApiGatewayKeyRegistry(apiGateway, aws.gateway) : null,
-      close: () => {
-        client.destroy();
-        apiGateway?.destroy();
-      },
-    };
+    const { openDynamoDbAdminStores } = await import('./backends-dynamodb.js');
+    return openDynamoDbAdminStores(config.aws, { create });
   }
   const file = config.databaseFile;
   if (!create && !existsSync(file)) {
