@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 
 /** Jest runs the TypeScript sources as native ESM, compiled by SWC. */
 const common = {
@@ -17,8 +18,13 @@ const HTTP_SUITES = ['smoke', 'errors', 'route-security', 'search', 'writes', 'h
 const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
 const hasJava = !java.error && java.status === 0;
 
+// Most suites spend their time waiting on child processes, sockets and DynamoDB Local rather than on the CPU,
+// so two workers run them side by side even on two cores, where Jest's default (cores − 1) would run one.
+const maxWorkers = Math.max(2, availableParallelism() - 1);
+
 export default {
   testTimeout: 30000,
+  maxWorkers,
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   projects: [
