@@ -85,6 +85,25 @@ class LosingProxy(_Server):
         client.sendall(answer)
 
 
+class IdleClosingProxy(LosingProxy):
+    """Passes one answer per connection, as kept alive, then closes the connection as the next request arrives
+    without answering it: a service's idle timeout that strikes just as a kept connection is used again.
+    ``dropped`` holds the heads of the requests it closed on."""
+
+    def __init__(self, upstream: Tuple[str, int]) -> None:
+        self.dropped: List[bytes] = []
+        super().__init__(upstream, lose=0)
+
+    def _handle(self, client: socket.socket, request: bytes) -> None:
+        super()._handle(client, request)
+        try:
+            following = client.recv(65536)
+        except OSError:
+            return
+        if following:
+            self.dropped.append(following.partition(b"\r\n\r\n")[0])
+
+
 class SilentServer(_Server):
     """Reads the request, then says nothing (``drip`` > 0: sends one byte of an answer every ``drip`` seconds)."""
 

@@ -17,7 +17,7 @@ from agent_memory import (
     MemoryTimeoutError,
 )
 
-from .proxy import LosingProxy, PlainTextServer, SilentServer, closed_port_url
+from .proxy import IdleClosingProxy, LosingProxy, PlainTextServer, SilentServer, closed_port_url
 from .server import shared_server
 
 
@@ -277,6 +277,34 @@ class Connections(unittest.TestCase):
                 memory.usage()
                 time.sleep(0.05)  # the proxy's close arrives
         self.assertEqual(len(proxy.requests), 3)
+
+    def test_a_read_or_write_on_a_connection_closed_as_it_is_used_again_goes_out_once_more_on_a_new_one(self) -> None:
+        tenant = server.new_tenant()
+        url = urlsplit(server.url)
+        proxy = IdleClosingProxy((url.hostname, url.port))
+        self.addCleanup(proxy.close)
+        with MemoryClient(proxy.url, tenant["api_key"], max_retries=0) as memory:
+            memory.usage()
+            receipt = memory.remember(**a_record(title="Sent again on a new connection"))
+            self.assertEqual(memory.get(receipt["id"])["id"], receipt["id"])
+        self.assertEqual(len(proxy.requests), 3)
+        self.assertEqual([head.split(b" ")[0] for head in proxy.dropped], [b"POST", b"GET"])
+        self.assertEqual(MemoryClient(server.url, tenant["api_key"]).usage()["records"]["used"], 1)
+
+    def test_a_delete_on_a_connection_closed_as_it_is_used_again_is_not_sent_again(self) -> None:
+        tenant = server.new_tenant()
+        direct = MemoryClient(server.url, tenant["api_key"])
+        receipt = direct.remember(**a_record())
+        url = urlsplit(server.url)
+        proxy = IdleClosingProxy((url.hostname, url.port))
+        self.addCleanup(proxy.close)
+        with MemoryClient(proxy.url, tenant["api_key"]) as memory:
+            memory.usage()
+            with self.assertRaises(MemoryConnectionError) as caught:
+                memory.delete(receipt["id"])
+        self.assertTrue(caught.exception.sent)
+        self.assertEqual([head.split(b" ")[0] for head in proxy.dropped], [b"DELETE"])
+        self.assertEqual(direct.get(receipt["id"])["id"], receipt["id"])
 
     def test_threads_share_a_client(self) -> None:
         import concurrent.futures

@@ -7,6 +7,7 @@ import selectors
 import socket
 import ssl
 import threading
+import time
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import SplitResult
 
@@ -35,6 +36,10 @@ class Connections:
             if _still_open(connection):
                 return connection
             connection.close()
+        return self.new()
+
+    def new(self) -> http.client.HTTPConnection:
+        """A new connection (not yet connected)."""
         if self._url.scheme == "https":
             return http.client.HTTPSConnection(self._url.hostname or "", self._url.port, timeout=self._timeout, context=ssl.create_default_context())
         return http.client.HTTPConnection(self._url.hostname or "", self._url.port, timeout=self._timeout)
@@ -76,12 +81,49 @@ def exchange(
     headers: Dict[str, str],
     body: Optional[bytes],
     timeout: float,
+    repeatable: bool = True,
 ) -> Any:
     """Sends one request and answers its JSON body, or raises: MemoryApiError (MemoryForbiddenError for a
     403) for an error status, MemoryTimeoutError when the whole exchange took longer than ``timeout``
-    seconds, MemoryConnectionError when the connection failed (``sent`` False when it was refused)."""
+    seconds, MemoryConnectionError when the connection failed (``sent`` False when it was refused).
+
+    A kept-alive connection that the service closed just as the request went out (its idle timeout, say)
+    fails before any answer arrives. A ``repeatable`` request (a read, or a write with an idempotency key)
+    is then sent once more on a new connection, within the same deadline; this is not one of the client's
+    retries, since the service never answered."""
     where = f"{method} {target}"
+    deadline = time.monotonic() + timeout
     connection = connections.take()
+    try:
+        status, answer_headers, text = _exchange_on(connections, connection, method, target, headers, body, timeout, where)
+    except _ClosedWhileIdle as closed:
+        if not repeatable:
+            raise MemoryConnectionError(f"{where}: {closed.reason}", sent=True) from closed.__cause__
+        fresh = connections.new()
+        status, answer_headers, text = _exchange_on(connections, fresh, method, target, headers, body, max(0.0, deadline - time.monotonic()), where)
+    return _answer(where, status, answer_headers, text)
+
+
+class _ClosedWhileIdle(Exception):
+    """A kept-alive connection failed before any byte of the answer: the service had closed it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _exchange_on(
+    connections: Connections,
+    connection: http.client.HTTPConnection,
+    method: str,
+    target: str,
+    headers: Dict[str, str],
+    body: Optional[bytes],
+    timeout: float,
+    where: str,
+) -> Tuple[int, http.client.HTTPMessage, bytes]:
+    """One request and its whole answer on ``connection``, which goes back to ``connections`` if it stays open."""
+    reused = connection.sock is not None
     # A socket timeout bounds each wait for bytes, not the whole answer (a server that sends a byte a second
     # would never time out), so a timer shuts the connection down when the deadline passes: whatever read is
     # under way then ends, and the exchange fails as a timeout.
@@ -99,6 +141,7 @@ def exchange(
     timer = threading.Timer(timeout, expire)
     timer.daemon = True
     sent = False
+    answered = False
     keep = False
     try:
         timer.start()
@@ -107,6 +150,7 @@ def exchange(
         sent = True
         connection.request(method, target, body=body, headers=headers)
         response = connection.getresponse()
+        answered = True
         status, answer_headers, text = response.status, response.headers, response.read()
         if expired.is_set():
             raise socket.timeout("deadline passed")
@@ -118,6 +162,9 @@ def exchange(
     except (OSError, http.client.HTTPException) as error:
         if expired.is_set() or isinstance(error, (socket.timeout, TimeoutError)):
             raise MemoryTimeoutError(f"{where}: no complete answer within {timeout:g} s") from error
+        # RemoteDisconnected is a ConnectionResetError: no status line came.
+        if reused and not answered and isinstance(error, (ConnectionResetError, BrokenPipeError)):
+            raise _ClosedWhileIdle(f"{type(error).__name__}: {error}") from error
         raise MemoryConnectionError(f"{where}: {type(error).__name__}: {error}", sent=sent) from error
     finally:
         timer.cancel()
@@ -125,7 +172,7 @@ def exchange(
             connections.give(connection)
         else:
             connection.close()
-    return _answer(where, status, answer_headers, text)
+    return status, answer_headers, text
 
 
 def _answer(where: str, status: int, headers: http.client.HTTPMessage, text: bytes) -> Any:

@@ -244,7 +244,7 @@ class MemoryClient:
         attempt = 0
         while True:
             try:
-                return _http.exchange(self._connections, method, target, request_headers, data, self.timeout)
+                return _http.exchange(self._connections, method, target, request_headers, data, self.timeout, repeatable)
             except (MemoryApiError, MemoryConnectionError) as error:
                 wait = self._retry_delay(error, attempt, repeatable)
                 if wait is None:
