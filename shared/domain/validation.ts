@@ -51,7 +51,8 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
   }
   if (named === 'body_too_large') return new AppError('body_too_large', `${field} ${issue.message}`);
   if (issue.code === 'invalid_type') {
-    return new AppError('invalid_field', `${field} must be ${issue.expected === 'record' ? 'a JSON object' : `a ${issue.expected}`}`);
+    const expected = issue.expected === 'record' ? 'JSON object' : issue.expected;
+    return new AppError('invalid_field', `${field} must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`);
   }
   return new AppError('invalid_field', `${field} ${issue.message}`);
 }

@@ -255,8 +255,10 @@ function dataCommands(backend: () => Backend) {
     expect(await stores.keys.findByHash(hashApiKey('mem_second'))).toBeNull();
     expect(secondKey.tenant_id).toBe(doomed.tenant_id);
     expect(await all(stores.records, doomed.tenant_id)).toEqual([]);
-    // Its usage stays, for billing.
+    // Its usage stays, for billing, and usage --tenant shows it as the delete's answer says.
     expect(await stores.usage.list(MONTH, doomed.tenant_id)).toEqual([expect.objectContaining({ records: 6 })]);
+    const usage = await run(['usage', '--tenant', doomed.tenant_id, '--month', MONTH]);
+    expect(usage).toMatchObject({ code: 0, json: [expect.objectContaining({ tenant_id: doomed.tenant_id, month: MONTH, records: 6 })] });
 
     expect(await stores.keys.findByHash(hashApiKey(kept.api_key))).toMatchObject({ tenant: { tenant_id: kept.tenant_id } });
     expect((await all(stores.records, kept.tenant_id)).map(publicRecord)).toEqual(keptRecords.sort(byPosition).map(publicRecord));

@@ -1,7 +1,7 @@
 import { jsonValueProblem } from '../../shared/domain/json-value.js';
 import { LIMITS, RECORD_TYPES } from '../../shared/domain/record.js';
 import { isBlank, unpairedSurrogateAt } from '../../shared/domain/text.js';
-import { parseClassifyInput, parseRecordInput, parseSearchParams } from '../../shared/domain/validation.js';
+import { parseClassifyInput, parseForgetInput, parseRecordInput, parseSearchParams } from '../../shared/domain/validation.js';
 
 const valid = { agent_id: 'a', type: 'fact', title: 't', body: 'b' };
 
@@ -25,6 +25,14 @@ function codeOf(fn: () => unknown): string | undefined {
     return (e as { code?: string }).code;
   }
 }
+
+describe('the message of a value of the wrong JSON type', () => {
+  test('names the type it must be, with its article', () => {
+    expect(messageOf(() => parseRecordInput({ ...valid, title: 5 }))).toBe('title must be a string');
+    expect(messageOf(() => parseRecordInput({ ...valid, metadata: 'x' }))).toBe('metadata must be a JSON object');
+    expect(messageOf(() => parseForgetInput({ ids: 'x' }))).toBe('ids must be an array');
+  });
+});
 
 describe('record input', () => {
   test('a valid record passes, text unchanged', () => {
