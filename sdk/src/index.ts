@@ -284,27 +284,36 @@ export class MemoryClient {
     return null;
   }
 
-  async #attempt({ method, path, body, headers, signal }: Request): Promise<unknown> {
+  async #attempt({ method, path, body, headers, signal, repeatable = true }: Request): Promise<unknown> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     let response: Response;
     let text: string;
-    try {
-      response = await this.#fetch(`${this.#baseUrl}${path}`, {
-        method,
-        headers: {
-          Authorization: `Bearer ${this.#apiKey}`,
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          ...headers,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw new MemoryTimeoutError(`${method} ${path}: no answer within ${this.#timeoutMs} ms`);
-      throw new MemoryConnectionError(`${method} ${path}: ${describeFailure(error)}`, { cause: error });
+    for (let resent = false; ; resent = true) {
+      let answered = false;
+      try {
+        response = await this.#fetch(`${this.#baseUrl}${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${this.#apiKey}`,
+            Accept: 'application/json',
+            ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+            ...headers,
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        });
+        answered = true;
+        text = await response.text();
+        break;
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        if (timeout.aborted) throw new MemoryTimeoutError(`${method} ${path}: no answer within ${this.#timeoutMs} ms`);
+        // A kept-alive connection that the service closed just as this request went out (its idle timeout,
+        // say) fails before any answer. A repeatable call then goes out once more on a new connection, within
+        // the same deadline; this is not one of the retries, since the service never answered.
+        if (repeatable && !answered && !resent && closedWhileIdle(error)) continue;
+        throw new MemoryConnectionError(`${method} ${path}: ${describeFailure(error)}`, { cause: error });
+      }
     }
     let json: unknown;
     try {
@@ -344,6 +353,18 @@ function describeFailure(error: unknown): string {
 }
 
 /** True when a failed connection says that the request never left: no address, or the connection refused. */
+/**
+ * Whether a fetch failed because the service closed a connection that had already carried answers (undici's
+ * "other side closed" on a socket that had read bytes before): a kept-alive connection closed while idle.
+ */
+function closedWhileIdle(error: unknown): boolean {
+  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+    const { code, socket } = e as { code?: unknown; socket?: { bytesRead?: unknown } };
+    if (code === 'UND_ERR_SOCKET') return typeof socket?.bytesRead === 'number' && socket.bytesRead > 0;
+  }
+  return false;
+}
+
 function notSent(error: MemoryConnectionError): boolean {
   for (let e: unknown = error.cause; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
     const code = (e as { code?: unknown }).code;

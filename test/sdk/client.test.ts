@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -206,6 +206,74 @@ describe('the TypeScript SDK against the local server', () => {
     expect((error as Error).message).toMatch(/fetch failed: ECONNREFUSED$/);
     expect(attempts).toHaveLength(3);
     expect(statuses).toEqual([]);
+  });
+});
+
+describe('a kept connection that the service closes just as it is used again', () => {
+  /** A moment for fetch to put the connection of the last answer back in its pool. */
+  const idle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+  /** Answers the first request of each connection as kept alive, then closes it as the next one arrives. */
+  async function closingService(answer: string) {
+    const seen: string[] = [];
+    const dropped: string[] = [];
+    const sockets = new Set<Socket>();
+    const server = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      let answered = false;
+      socket.on('data', (chunk) => {
+        const line = chunk.toString().split('\r\n')[0]!;
+        if (answered) {
+          dropped.push(line);
+          socket.destroy();
+          return;
+        }
+        answered = true;
+        seen.push(line);
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nContent-Length: ${Buffer.byteLength(answer)}\r\n\r\n${answer}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      seen,
+      dropped,
+      close: () => {
+        for (const socket of sockets) socket.destroy();
+        return new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  test('a read or a remember goes out once more on a new connection, even with no retries', async () => {
+    const service = await closingService(JSON.stringify({ id: 'r1', created_at: '2026-11-25T00:00:00.000Z', tenant_id: 't' }));
+    try {
+      const sdk = new MemoryClient({ baseUrl: service.url, apiKey: 'mem_x', maxRetries: 0 });
+      await sdk.get('r1');
+      await idle();
+      await sdk.remember({ agent_id: 'a', type: 'fact', title: 't', body: 'b' });
+      await idle();
+      await sdk.get('r1');
+      expect(service.seen.map((line) => line.split(' ')[0])).toEqual(['GET', 'POST', 'GET']);
+      expect(service.dropped.map((line) => line.split(' ')[0])).toEqual(['POST', 'GET']);
+    } finally {
+      await service.close();
+    }
+  });
+
+  test('a delete is not sent again: it fails with MemoryConnectionError', async () => {
+    const service = await closingService(JSON.stringify({ id: 'r1', deleted_at: '2026-11-25T00:00:00.000Z' }));
+    try {
+      const sdk = new MemoryClient({ baseUrl: service.url, apiKey: 'mem_x' });
+      await sdk.delete('r1');
+      await idle();
+      await expect(sdk.delete('r2')).rejects.toBeInstanceOf(MemoryConnectionError);
+      expect(service.seen.map((line) => line.split(' ')[0])).toEqual(['DELETE']);
+      expect(service.dropped).toEqual([expect.stringMatching(/^DELETE \/api\/v1\/record\/r2 /)]);
+    } finally {
+      await service.close();
+    }
   });
 });
 
