@@ -86,9 +86,10 @@ export class MemoryServiceStack extends Stack {
     tables.tenants.grant(fn.forget, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query');
     data.forgetQueue.grant(fn.forget, 'sqs:SendMessage');
     // The worker finds a job's records by partition queries (a job never names ids: a forget of ids is at
-    // most FORGET_IDS_MAX, which runs within the request), deletes them, and counts and ends the job.
+    // most FORGET_IDS_MAX, which runs within the request), deletes them, and counts and ends the job (its
+    // status updated and its running item deleted, in one transaction: forget-jobs.ts).
     tables.records.grant(fn['forget-worker'], 'dynamodb:Query', 'dynamodb:DeleteItem');
-    tables.tenants.grant(fn['forget-worker'], 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    tables.tenants.grant(fn['forget-worker'], 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
     // `GET /api/v1/usage`: one strongly consistent GetItem of the tenant's counters for the month. It reads
     // the quotas and rate limit from the authorizer's answer, so nothing else.
     tables.usage.grant(fn.usage, 'dynamodb:GetItem');

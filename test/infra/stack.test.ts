@@ -292,14 +292,14 @@ describe('the stack (dev)', () => {
     ]);
   });
 
-  test('forget-worker: Query and DeleteItem on records; GetItem and UpdateItem on tenants; its queue\'s event source mapping actions', () => {
+  test('forget-worker: Query and DeleteItem on records; GetItem, UpdateItem and DeleteItem (a job\'s running item) on tenants; its queue\'s event source mapping actions', () => {
     expect(grantsOf(template, 'forget-worker')).toEqual([
       {
         on: 'queue:ForgetQueue',
         actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
       },
       { on: 'table:records', actions: ['dynamodb:DeleteItem', 'dynamodb:Query'] },
-      { on: 'table:tenants', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+      { on: 'table:tenants', actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     ]);
     // Why no BatchGetItem: a forget that names ids names at most FORGET_IDS_MAX, and so many run within the
     // request; only a forget by selectors becomes a job, and the worker queries for its records.

@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { createForgetWorker } from '../../functions/forget-worker/handler.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -170,6 +170,37 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
     expect(await records.runForgetJob(tenant, jobId)).toEqual(first);
     expect(await records.list(tenant, { filters: {}, order: 'asc', limit: 50 })).toEqual([later]);
     expect(await find()).toEqual([]);
+  });
+
+  test("a job's running item, which every read queries, lives as long as the job runs; its job item stays for the status route", async () => {
+    const { tenant, records, written } = await setUp(2 * SYNC_MAX + 4); // each agent's half is a job
+    /** How many of the tenant's items in the tenants table have sort keys starting with `prefix`. */
+    const items = async (prefix: string) =>
+      (
+        await t.client.send(
+          new QueryCommand({
+            TableName: t.names.tenants,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': { S: `tenant#${tenant}` }, ':prefix': { S: prefix } },
+            Select: 'COUNT',
+            ConsistentRead: true,
+          }),
+        )
+      ).Count;
+    const first = (await records.forget(tenant, { agent_id: 'even' }, { dryRun: false, at: new Date() })) as { job_id: string };
+    const second = (await records.forget(tenant, { agent_id: 'odd' }, { dryRun: false, at: new Date() })) as { job_id: string };
+    expect([await items('forget-running#'), await items('forget#')]).toEqual([2, 2]);
+    expect(await records.get(tenant, written[0]!.id)).toBeNull();
+
+    await records.runForgetJob(tenant, first.job_id);
+    expect([await items('forget-running#'), await items('forget#')]).toEqual([1, 2]);
+    await records.failForgetJob(tenant, second.job_id, 'given up');
+    expect([await items('forget-running#'), await items('forget#')]).toEqual([0, 2]);
+    expect(await records.forgetJob(tenant, first.job_id)).toMatchObject({ status: 'done' });
+    expect(await records.forgetJob(tenant, second.job_id)).toMatchObject({ status: 'failed', deleted: 0 });
+    // The failed job hides nothing any more: its records show again.
+    const odd = written.find((r) => r.agent_id === 'odd')!;
+    expect(await records.get(tenant, odd.id)).toEqual(odd);
   });
 
   test('the worker stops before its time is up: on an early delivery the job goes on at the next, on the last it is failed and what is left shows again', async () => {

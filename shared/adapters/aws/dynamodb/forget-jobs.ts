@@ -1,17 +1,21 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { StoredRecord } from '../../../domain/record.js';
 import type { ForgetJobStatus, ForgetSelectors } from '../../../ports.js';
-import { guarded } from './transact.js';
+import { guarded, transactWrite } from './transact.js';
 
 /**
  * Forget jobs on DynamoDB: a forget too large for one request (more than FORGET_SYNC_MAX records) is an
  * item in the tenants table, beside the tenant's keys, and a message to the forget worker:
  *
- *   pk tenant#<tenant_id>  sk forget#<job_id>  status, matched, deleted, the selectors and the cutoff
+ *   pk tenant#<tenant_id>  sk forget#<job_id>          status, matched, deleted, the selectors and the cutoff
+ *   pk tenant#<tenant_id>  sk forget-running#<job_id>  the selectors and the cutoff, while the job runs
  *
- * From the moment the item is written (before the 202), every read of the tenant (get, list, export, the
- * check of search hits) reads the tenant's running jobs, one strongly consistent Query, and hides each
- * record a running job matches. The worker deletes them, and the job is done once none is left.
+ * From the moment the two items are written, in one transaction before the 202, every read of the tenant
+ * (get, list, export, the check of search hits) reads the tenant's running jobs, one strongly consistent
+ * Query of the `forget-running#` items, and hides each record a running job matches. The worker deletes
+ * them; the job is done once none is left, and its running item goes in the same transaction. So a read
+ * costs the jobs that run, not every job the tenant ever ran: the job items themselves stay, for
+ * `GET /api/v1/forget/{job_id}`.
  */
 export interface ForgetJobItem extends ForgetJobStatus {
   pk: string;
@@ -35,6 +39,10 @@ export interface ForgetJobSink {
 }
 
 const jobKey = (tenantId: string, jobId: string) => ({ pk: `tenant#${tenantId}`, sk: `forget#${jobId}` });
+const runningKey = (tenantId: string, jobId: string) => ({ pk: `tenant#${tenantId}`, sk: `forget-running#${jobId}` });
+
+/** What a running job's item holds: enough to hide what it matches. */
+type RunningItem = Pick<ForgetJobItem, 'pk' | 'sk' | 'job_id' | 'selectors' | 'cutoff'>;
 
 /** True when a record matches every selector and was created before the cutoff. */
 export function forgetMatches(record: StoredRecord, selectors: ForgetSelectors, cutoff: string): boolean {
@@ -56,7 +64,11 @@ export class ForgetJobs {
   ) {}
 
   async create(item: Omit<ForgetJobItem, 'pk' | 'sk'>): Promise<void> {
-    await guarded(this.db.send(new PutCommand({ TableName: this.table, Item: { ...jobKey(item.tenant_id, item.job_id), ...item } })));
+    const running: RunningItem = { ...runningKey(item.tenant_id, item.job_id), job_id: item.job_id, selectors: item.selectors, cutoff: item.cutoff };
+    await this.transact([
+      { Put: { TableName: this.table, Item: { ...jobKey(item.tenant_id, item.job_id), ...item } } },
+      { Put: { TableName: this.table, Item: running } },
+    ]);
   }
 
   async get(tenantId: string, jobId: string): Promise<ForgetJobItem | null> {
@@ -64,23 +76,21 @@ export class ForgetJobs {
     return (Item as ForgetJobItem | undefined) ?? null;
   }
 
-  /** The test that hides what the tenant's running jobs match: one Query, strongly consistent. */
+  /** The test that hides what the tenant's running jobs match: one Query of their running items, strongly consistent. */
   async hidden(tenantId: string): Promise<(record: StoredRecord) => boolean> {
-    const running: ForgetJobItem[] = [];
+    const running: RunningItem[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await guarded(
         this.db.send(new QueryCommand({
           TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :forget)',
-          FilterExpression: '#status = :running',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pk': `tenant#${tenantId}`, ':forget': 'forget#', ':running': 'running' },
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :running)',
+          ExpressionAttributeValues: { ':pk': `tenant#${tenantId}`, ':running': 'forget-running#' },
           ConsistentRead: true,
           ExclusiveStartKey: start,
         })),
       );
-      running.push(...((page.Items ?? []) as ForgetJobItem[]));
+      running.push(...((page.Items ?? []) as RunningItem[]));
       start = page.LastEvaluatedKey;
     } while (start);
     if (running.length === 0) return () => false;
@@ -100,17 +110,26 @@ export class ForgetJobs {
     );
   }
 
-  /** Ends the job: done, or failed with the reason. */
+  /** Ends the job: done, or failed with the reason; what it has not deleted is no longer hidden. */
   async finish(tenantId: string, jobId: string, outcome: { status: 'done' } | { status: 'failed'; error: string }): Promise<void> {
-    await guarded(
-      this.db.send(new UpdateCommand({
-        TableName: this.table,
-        Key: jobKey(tenantId, jobId),
-        UpdateExpression: outcome.status === 'done' ? 'SET #status = :status' : 'SET #status = :status, #error = :error',
-        ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
-        ExpressionAttributeValues: { ':status': outcome.status, ...(outcome.status === 'failed' ? { ':error': outcome.error } : {}) },
-      })),
-    );
+    await this.transact([
+      {
+        Update: {
+          TableName: this.table,
+          Key: jobKey(tenantId, jobId),
+          UpdateExpression: outcome.status === 'done' ? 'SET #status = :status' : 'SET #status = :status, #error = :error',
+          ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
+          ExpressionAttributeValues: { ':status': outcome.status, ...(outcome.status === 'failed' ? { ':error': outcome.error } : {}) },
+        },
+      },
+      { Delete: { TableName: this.table, Key: runningKey(tenantId, jobId) } },
+    ]);
+  }
+
+  /** Two writes that go together; none of them has a condition, so only a conflict (retried) can cancel it. */
+  private async transact(items: NonNullable<Parameters<typeof transactWrite>[1]['TransactItems']>): Promise<void> {
+    const outcome = await transactWrite(this.db, { TransactItems: items });
+    if (!outcome.committed) throw new Error(`a forget job's transaction was cancelled: ${outcome.reasons.map((r) => r.Code).join(', ')}`);
   }
 
 }
