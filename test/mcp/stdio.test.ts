@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RECORD_TYPES } from '../../shared/domain/record.js';
 import { RECORD_TYPE_DESCRIPTIONS } from '../../shared/domain/schemas.js';
+import { MCP_HELP } from '../../mcp/config.js';
 import { ERROR_META_KEY } from '../../mcp/format.js';
 import { killAll, removeDir, ROOT, runScript, tempDir } from '../support/child-server.js';
 import { clientEnv, startApi, textOf, type RunningApi } from './helpers.js';
@@ -58,6 +59,7 @@ describe('the MCP server over stdio', () => {
   test('lists seven tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_usage']);
+    for (const { name } of tools) expect(MCP_HELP).toContain(name); // --help names them all
     const tool = (name: string) => tools.find((t) => t.name === name)!;
 
     const remember = tool('memory_remember');
