@@ -194,7 +194,12 @@ describe('the stack (dev)', () => {
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'id', KeyType: 'RANGE' }],
       StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     });
+    // Idempotency keys expire after 24 h, and ended forget jobs in the tenants table after 30 days.
+    const withTtl = tables.filter((table) => table.Properties.TimeToLiveSpecification).map((table) => table.Properties.KeySchema.map((k: { AttributeName: string }) => k.AttributeName));
+    expect(withTtl).toEqual(expect.arrayContaining([['pk'], ['pk', 'sk']]));
+    expect(withTtl).toHaveLength(2);
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
       TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
     });
   });

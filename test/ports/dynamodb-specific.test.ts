@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DescribeTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { createForgetWorker } from '../../functions/forget-worker/handler.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -172,7 +172,7 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
     expect(await find()).toEqual([]);
   });
 
-  test("a job's running item, which every read queries, lives as long as the job runs; its job item stays for the status route", async () => {
+  test("a job's running item, which every read queries, lives as long as the job runs; its job item stays for the status route, 30 days", async () => {
     const { tenant, records, written } = await setUp(2 * SYNC_MAX + 4); // each agent's half is a job
     /** How many of the tenant's items in the tenants table have sort keys starting with `prefix`. */
     const items = async (prefix: string) =>
@@ -198,6 +198,12 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
     expect([await items('forget-running#'), await items('forget#')]).toEqual([0, 2]);
     expect(await records.forgetJob(tenant, first.job_id)).toMatchObject({ status: 'done' });
     expect(await records.forgetJob(tenant, second.job_id)).toMatchObject({ status: 'failed', deleted: 0 });
+    // Ended, each job item expires by TTL 30 days later.
+    const month = Date.now() / 1000 + 30 * 86_400;
+    for (const { job_id } of [first, second]) {
+      const { Item } = await t.client.send(new GetItemCommand({ TableName: t.names.tenants, Key: { pk: { S: `tenant#${tenant}` }, sk: { S: `forget#${job_id}` } } }));
+      expect(Math.abs(Number(Item!.ttl!.N) - month)).toBeLessThan(60);
+    }
     // The failed job hides nothing any more: its records show again.
     const odd = written.find((r) => r.agent_id === 'odd')!;
     expect(await records.get(tenant, odd.id)).toEqual(odd);

@@ -15,7 +15,7 @@ import { guarded, transactWrite } from './transact.js';
  * Query of the `forget-running#` items, and hides each record a running job matches. The worker deletes
  * them; the job is done once none is left, and its running item goes in the same transaction. So a read
  * costs the jobs that run, not every job the tenant ever ran: the job items themselves stay, for
- * `GET /api/v1/forget/{job_id}`.
+ * `GET /api/v1/forget/{job_id}`, until DynamoDB TTL removes them FORGET_JOB_RETENTION_DAYS after the end.
  */
 export interface ForgetJobItem extends ForgetJobStatus {
   pk: string;
@@ -28,10 +28,15 @@ export interface ForgetJobItem extends ForgetJobStatus {
   created_at: string;
   /** Why the job failed, once it has. */
   error?: string;
+  /** Once the job has ended: when DynamoDB TTL removes the item (epoch seconds). */
+  ttl?: number;
 }
 
 /** A forget of at most this many records runs within the request; a larger one runs as a job. */
 export const FORGET_SYNC_MAX = 1000;
+
+/** How long an ended job's status stays readable (`GET /api/v1/forget/{job_id}`) before DynamoDB TTL removes it. */
+export const FORGET_JOB_RETENTION_DAYS = 30;
 
 /** Where a new forget job goes: the forget worker's queue (SQS on AWS, the process itself in the AWS-shaped local mode). */
 export interface ForgetJobSink {
@@ -110,16 +115,21 @@ export class ForgetJobs {
     );
   }
 
-  /** Ends the job: done, or failed with the reason; what it has not deleted is no longer hidden. */
-  async finish(tenantId: string, jobId: string, outcome: { status: 'done' } | { status: 'failed'; error: string }): Promise<void> {
+  /**
+   * Ends the job: done, or failed with the reason; what it has not deleted is no longer hidden. The job item
+   * expires FORGET_JOB_RETENTION_DAYS later (DynamoDB TTL, within a few days of that).
+   */
+  async finish(tenantId: string, jobId: string, outcome: { status: 'done' } | { status: 'failed'; error: string }, now = new Date()): Promise<void> {
+    const ttl = Math.floor(now.getTime() / 1000) + FORGET_JOB_RETENTION_DAYS * 86_400;
+    const failed = outcome.status === 'failed';
     await this.transact([
       {
         Update: {
           TableName: this.table,
           Key: jobKey(tenantId, jobId),
-          UpdateExpression: outcome.status === 'done' ? 'SET #status = :status' : 'SET #status = :status, #error = :error',
-          ExpressionAttributeNames: { '#status': 'status', ...(outcome.status === 'failed' ? { '#error': 'error' } : {}) },
-          ExpressionAttributeValues: { ':status': outcome.status, ...(outcome.status === 'failed' ? { ':error': outcome.error } : {}) },
+          UpdateExpression: failed ? 'SET #status = :status, #ttl = :ttl, #error = :error' : 'SET #status = :status, #ttl = :ttl',
+          ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl', ...(failed ? { '#error': 'error' } : {}) },
+          ExpressionAttributeValues: { ':status': outcome.status, ':ttl': ttl, ...(failed ? { ':error': outcome.error } : {}) },
         },
       },
       { Delete: { TableName: this.table, Key: runningKey(tenantId, jobId) } },

@@ -21,8 +21,11 @@ export const TABLES = {
    * the indexer sees each INSERT and each classification MODIFY.
    */
   records: { partitionKey: 'pk', sortKey: 'id', stream: 'NEW_AND_OLD_IMAGES' },
-  /** Tenants, their keys, and the lookups by key hash and by key id (item kinds told apart by `sk`). */
-  tenants: { partitionKey: 'pk', sortKey: 'sk' },
+  /**
+   * Tenants, their keys, the lookups by key hash and by key id, and forget jobs (item kinds told apart by
+   * `sk`). Only an ended forget job has a `ttl`: it expires FORGET_JOB_RETENTION_DAYS after it ended.
+   */
+  tenants: { partitionKey: 'pk', sortKey: 'sk', timeToLiveAttribute: 'ttl' },
   /** One counter item per tenant and UTC month: `records` and `queries`. */
   usage: { partitionKey: 'tenant_id', sortKey: 'month' },
   /** Idempotency keys, `<tenant_id>#<key>`, expired by TTL 24 h after the write they belong to. */
