@@ -95,12 +95,13 @@ def exchange(
     deadline = time.monotonic() + timeout
     connection = connections.take()
     try:
-        status, answer_headers, text = _exchange_on(connections, connection, method, target, headers, body, timeout, where)
+        status, answer_headers, text = _exchange_on(connections, connection, method, target, headers, body, timeout, timeout, where)
     except _ClosedWhileIdle as closed:
         if not repeatable:
             raise MemoryConnectionError(f"{where}: {closed.reason}", sent=True) from closed.__cause__
         fresh = connections.new()
-        status, answer_headers, text = _exchange_on(connections, fresh, method, target, headers, body, max(0.0, deadline - time.monotonic()), where)
+        left = max(0.0, deadline - time.monotonic())
+        status, answer_headers, text = _exchange_on(connections, fresh, method, target, headers, body, left, timeout, where)
     return _answer(where, status, answer_headers, text)
 
 
@@ -119,10 +120,12 @@ def _exchange_on(
     target: str,
     headers: Dict[str, str],
     body: Optional[bytes],
+    seconds: float,
     timeout: float,
     where: str,
 ) -> Tuple[int, http.client.HTTPMessage, bytes]:
-    """One request and its whole answer on ``connection``, which goes back to ``connections`` if it stays open."""
+    """One request and its whole answer on ``connection`` within ``seconds`` (what is left of the call's
+    ``timeout``); the connection goes back to ``connections`` if it stays open."""
     reused = connection.sock is not None
     # A socket timeout bounds each wait for bytes, not the whole answer (a server that sends a byte a second
     # would never time out), so a timer shuts the connection down when the deadline passes: whatever read is
@@ -138,7 +141,7 @@ def _exchange_on(
             except OSError:
                 pass
 
-    timer = threading.Timer(timeout, expire)
+    timer = threading.Timer(seconds, expire)
     timer.daemon = True
     sent = False
     answered = False
