@@ -135,7 +135,9 @@ describe('the search pool bounds every search', () => {
   test('a search waiting behind a busy thread fails at its deadline with 503 search_timeout and leaves the queue', async () => {
     const p = stalling({ timeoutMs: 500 });
     try {
-      const busy = failure(p.search(TENANT, query('block900')));
+      // 600 ms: past the deadline (500), and well within the grace that follows it (500 more), even when a
+      // loaded machine is slow to start the thread (900 ms left 100 ms, which a run on busy cores missed).
+      const busy = failure(p.search(TENANT, query('block600')));
       const started = Date.now();
       const waiting = await failure(p.search(TENANT, query('ok')));
       expect(waiting).toBeInstanceOf(AppError);
