@@ -343,7 +343,7 @@ function apiError(...args: ConstructorParameters<typeof MemoryApiError>): Memory
 function describeFailure(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   let cause: string | undefined;
-  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+  for (const e of causeChain(error)) {
     const { code, message: inner } = e as { code?: unknown; message?: unknown };
     if (typeof code === 'string') cause = code;
     else if (e !== error && typeof inner === 'string') cause = inner;
@@ -352,21 +352,26 @@ function describeFailure(error: unknown): string {
   return cause && !text.includes(cause) ? `${text}: ${cause}` : text;
 }
 
-/** True when a failed connection says that the request never left: no address, or the connection refused. */
+/** An error and the causes it wraps, outermost first (each an object; the walk ends at the first that is not). */
+function* causeChain(error: unknown): Generator<object> {
+  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) yield e;
+}
+
 /**
  * Whether a fetch failed because the service closed a connection that had already carried answers (undici's
  * "other side closed" on a socket that had read bytes before): a kept-alive connection closed while idle.
  */
 function closedWhileIdle(error: unknown): boolean {
-  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+  for (const e of causeChain(error)) {
     const { code, socket } = e as { code?: unknown; socket?: { bytesRead?: unknown } };
     if (code === 'UND_ERR_SOCKET') return typeof socket?.bytesRead === 'number' && socket.bytesRead > 0;
   }
   return false;
 }
 
+/** True when a failed connection says that the request never left: no address, or the connection refused. */
 function notSent(error: MemoryConnectionError): boolean {
-  for (let e: unknown = error.cause; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+  for (const e of causeChain(error.cause)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
   }
