@@ -156,9 +156,8 @@ class MemoryClient:
         fetches page after page (``GET /api/v1/record``) as it is read, holding one page at a time. ``limit``
         is the page size (1 to 100, default 20); ``cursor`` starts after that page. A failure is raised from
         the loop that reads it."""
-        query = {"agent_id": agent_id, "type": type, "client": client, "since": _date(since), "until": _date(until), "order": order, "limit": limit}
         while True:
-            page = self.list_page(**query, cursor=cursor)
+            page = self.list_page(agent_id=agent_id, type=type, client=client, since=since, until=until, order=order, limit=limit, cursor=cursor)
             yield from page["records"]
             if page["next_cursor"] is None:
                 return
