@@ -1,9 +1,10 @@
-import type { Statement } from 'better-sqlite3';
+import type { Statement, Transaction } from 'better-sqlite3';
 import type { Posting } from '../../search/block.js';
 import { addStats, documentChanges, mergeTerms, type DocumentChanges, type SearchDocument } from '../../search/writer.js';
 import type { Db } from './database.js';
 import { NEWEST_UPSERT_SQL, newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
+import type { PostingStorage } from '../../search/storage.js';
 
 /**
  * The merge: how stored records get into the search index.
@@ -22,11 +23,13 @@ import { SqlitePostingStorage } from './posting-storage.js';
  * statistics and moves the mark. A merge cut short anywhere is consistent and resumes from its batch's start.
  */
 export class SearchMerge {
-  private readonly storage: SqlitePostingStorage;
   private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between' | 'newest', Statement>;
 
-  constructor(private readonly db: Db) {
-    this.storage = new SqlitePostingStorage(db);
+  /** `storage` is the connection's own unless given (the model test gives one that fails part-way, as a crash would). */
+  constructor(
+    private readonly db: Db,
+    private readonly storage: PostingStorage = new SqlitePostingStorage(db),
+  ) {
     this.s = {
       upTo: db.prepare('SELECT merged_upto FROM search_state').pluck(),
       gen: db.prepare('SELECT tail_gen FROM search_state').pluck(),
@@ -43,50 +46,101 @@ export class SearchMerge {
   }
 
   /**
+   * Reads the next batch of at most `maxDocs` records above the mark, in one read transaction; null when
+   * none are pending. Nothing is written until its steps run.
+   */
+  begin(maxDocs: number): MergeBatch | null {
+    const read = this.db.transaction(() => {
+      const from = this.s.upTo.get() as number;
+      return { from, gen: this.s.gen.get() as number, rows: this.s.batch.all(from, maxDocs) as Row[] };
+    });
+    const { from, gen, rows } = read();
+    if (rows.length === 0) return null;
+    return new MergeBatch(this.db, this.storage, this.s, from, rows.at(-1)!.doc, rows, gen);
+  }
+
+  /**
    * Merges the next batch of at most `maxDocs` records above the mark; returns how many it took in (0 when
    * none are pending, or when it stopped). Each step holds the write lock for about `stepMs` of work at most
    * (unbounded: one step); `stop` is asked between steps, and a batch stopped part-way resumes next time.
    */
   next(maxDocs: number, stepMs = Infinity, stop: () => boolean = () => false): number {
-    const read = this.db.transaction(() => {
-      const from = this.s.upTo.get() as number;
-      return { from, gen: this.s.gen.get() as number, rows: this.s.batch.all(from, maxDocs) as Row[] };
-    });
-    const first = read();
-    if (first.rows.length === 0) return 0;
-    const from = first.from;
-    const upTo = first.rows.at(-1)!.doc;
-    let batch = batchOf(first.rows, first.gen);
-    let next = 0;
-    // A step: terms until the budget is spent. The records of the batch are read again when one of them was
-    // deleted or changed meanwhile (tail_gen moved), so that no posting of a record that is gone goes in.
-    const step = this.db.transaction((): 'again' | 'gone' | 'done' => {
-      if ((this.s.upTo.get() as number) !== from) return 'gone';
-      const gen = this.s.gen.get() as number;
-      if (gen !== batch.gen) {
-        batch = batchOf(this.s.between.all(from, upTo) as Row[], gen);
-        next = 0;
-      }
-      // At least one term a step, however small the budget.
-      const started = performance.now();
-      do {
-        if (next === batch.terms.length) break;
-        const [tenant, term, postings] = batch.terms[next++]!;
-        mergeTerms(this.storage, tenant, [[term, postings]], upTo);
-      } while (performance.now() - started < stepMs);
-      if (next < batch.terms.length) return 'again';
-      for (const [tenant, changes] of batch.tenants) addStats(this.storage, tenant, changes.stats);
-      for (const [tenant, block, newest] of batch.newest) this.s.newest.run(tenant, block, newest);
-      this.storage.setMergedUpTo(upTo);
-      return 'done';
-    });
+    const batch = this.begin(maxDocs);
+    if (!batch) return 0;
     for (;;) {
-      const outcome = step.immediate();
+      const outcome = batch.step({ ms: stepMs });
       // Another process merged this batch first: its statistics are in, and nothing here went in twice.
       if (outcome === 'gone') return 0;
       if (outcome === 'done') return batch.docs;
       if (stop()) return 0;
     }
+  }
+}
+
+/** How much one step of a batch may do: terms, and milliseconds of work; at least one term, whatever they say. */
+export interface StepBudget {
+  terms?: number;
+  ms?: number;
+}
+
+/**
+ * One batch of a merge, the records (from, upTo] as they were when it was read, taken into the index in
+ * steps (`step`), each its own IMMEDIATE transaction. A step first checks the batch against what changed
+ * since it was read: another merge that moved the mark ends it ('gone'); a delete or a new text of one of
+ * its records (tail_gen) makes it read its records again and start its terms over (a term written already
+ * is skipped by its own mark, and the change itself was applied to it by index-changes.ts). No record can
+ * be added inside (from, upTo]: a new seq is above every seq ever given (invariant 1 above).
+ */
+export class MergeBatch {
+  private batch: Batch;
+  private next = 0;
+  private readonly stepTx: Transaction<(budget: StepBudget) => 'again' | 'gone' | 'done'>;
+
+  constructor(
+    db: Db,
+    storage: PostingStorage,
+    s: Record<'upTo' | 'gen' | 'between' | 'newest', Statement>,
+    readonly from: number,
+    readonly upTo: number,
+    rows: readonly Row[],
+    gen: number,
+  ) {
+    this.batch = batchOf(rows, gen);
+    this.stepTx = db.transaction(({ terms = Infinity, ms = Infinity }: StepBudget) => {
+      if ((s.upTo.get() as number) !== from) return 'gone';
+      const now = s.gen.get() as number;
+      if (now !== this.batch.gen) {
+        this.batch = batchOf(s.between.all(from, upTo) as Row[], now);
+        this.next = 0;
+      }
+      const all = this.batch.terms;
+      const started = performance.now();
+      let done = 0;
+      do {
+        if (this.next === all.length) break;
+        const [tenant, term, postings] = all[this.next++]!;
+        mergeTerms(storage, tenant, [[term, postings]], upTo);
+      } while (++done < terms && performance.now() - started < ms);
+      if (this.next < all.length) return 'again';
+      for (const [tenant, changes] of this.batch.tenants) addStats(storage, tenant, changes.stats);
+      for (const [tenant, block, newest] of this.batch.newest) s.newest.run(tenant, block, newest);
+      storage.setMergedUpTo(upTo);
+      return 'done';
+    });
+  }
+
+  /** How many records the batch holds (fewer than it was read with once some were deleted). */
+  get docs(): number {
+    return this.batch.docs;
+  }
+
+  /**
+   * One step: terms of the batch within `budget`; the last step adds the statistics and moves the mark to
+   * `upTo`. 'again' while terms are left, 'done' once the mark has moved, 'gone' when another merge moved it
+   * first (nothing more is to be done with this batch).
+   */
+  step(budget: StepBudget = {}): 'again' | 'gone' | 'done' {
+    return this.stepTx.immediate(budget);
   }
 }
 
