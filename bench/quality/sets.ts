@@ -33,11 +33,13 @@ export interface QualitySet {
 
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n');
 
-/** Where the shared datasets live: ../shared beside the repository, as CI lays it out. */
-export const CRANFIELD_DIR = join(import.meta.dirname, '../../../shared/datasets/cranfield');
+// Every set is a folder beside this file, with a README that says where it came from: the tests and the
+// benchmark read nothing from outside the repository.
+
+export const CRANFIELD_DIR = join(import.meta.dirname, 'cranfield');
 
 /**
- * The Cranfield collection (../shared/datasets/cranfield/README.md): 1400 abstracts, 225 queries. Relevance
+ * The Cranfield collection (bench/quality/cranfield/README.md): 1400 abstracts, 225 queries. Relevance
  * is binary (every grade 1 to 4 counts 1, the -1 lines are left out), as in the README's baselines. Every
  * document is stored as a `fact` of one agent, title and body as they are.
  */
@@ -75,7 +77,7 @@ export function agentMemory(dir = AGENT_MEMORY_DIR): QualitySet {
   return { name: 'agent-memory', docs, queries, qrels, skipped: [] };
 }
 
-export const CACM_DIR = join(import.meta.dirname, '../../../shared/datasets/cacm');
+export const CACM_DIR = join(import.meta.dirname, 'cacm');
 
 /**
  * What a CACM document without an abstract is stored with as its body (and document 3193, the one without a
@@ -86,7 +88,7 @@ export const CACM_DIR = join(import.meta.dirname, '../../../shared/datasets/cacm
 export const CACM_PLACEHOLDER = '-';
 
 /**
- * The CACM collection (../shared/datasets/cacm/README.md): 3204 titles of articles, 1617 of them without an
+ * The CACM collection (bench/quality/cacm/README.md): 3204 titles of articles, 1617 of them without an
  * abstract, 64 queries. Relevance is binary (every qrels line counts 1; a document number written with
  * leading zeros is read as a number). Only 52 queries have judgments; the other 12 are loaded all the same,
  * with no entry in `qrels`, and `summarize` (metrics.ts) leaves a query with no relevant document out of the
