@@ -90,9 +90,11 @@ export interface RecordStore {
    */
   list(tenantId: string, request: ListRequest): Promise<StoredRecord[]>;
   /**
-   * Deletes the tenant's records that match every selector and were created before `at` (so records written
-   * after the forget answered are never touched), or with `dryRun` counts them. A backend that cannot finish
-   * within one request starts a job instead, which hides what it matched from every read from then on.
+   * Deletes the tenant's records that match every selector and, unless `selectors.ids` names them, were
+   * created before `at` (so records written after the forget answered are never touched; a named record is
+   * taken whatever its created_at, which an import may set after today), or with `dryRun` counts them. A
+   * backend that cannot finish within one request starts a job instead, which hides what it matched from
+   * every read from then on.
    */
   forget(tenantId: string, selectors: ForgetSelectors, options: { dryRun: boolean; at: Date }): Promise<ForgetOutcome>;
   /** The tenant's forget job, or null when it has none with this id (and always on a backend without jobs). */

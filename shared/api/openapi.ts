@@ -177,7 +177,7 @@ export function openApiDocument(): JsonObject {
           operationId: 'memory_forget',
           summary: 'Delete every record that matches the selectors',
           description:
-            'Deletes the records of the tenant that match every selector given and were created before the request; with ' +
+            'Deletes the records of the tenant that match every selector given and, unless `ids` names them, were created before the request; with ' +
             '`dry_run`, only counts them. Where the backend cannot finish within the request (a large forget on AWS), it answers ' +
             '202 with a job, and the records it matched are hidden from every read from that answer on.',
           requestBody: { required: true, content: jsonContent(forgetInputSchema) },

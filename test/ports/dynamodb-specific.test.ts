@@ -172,6 +172,21 @@ describeWithDynamoDb('deletes on DynamoDB while the search index lags', (endpoin
     expect(await find()).toEqual([]);
   });
 
+  test('a forget job by ids hides and deletes the named records whatever their created_at, imported ones dated after today included', async () => {
+    const { tenant, records, written } = await setUp(SYNC_MAX + 2);
+    const future = [1, 2, 3].map((days) => newRecord(tenant, { ...input, title: `future zephyr ${days}` }, new Date(Date.now() + days * 86_400_000)));
+    expect(await records.import(tenant, future)).toMatchObject({ imported: 3 });
+    const named = [...written, ...future];
+    const outcome = await records.forget(tenant, { ids: named.map((r) => r.id) }, { dryRun: false, at: new Date() });
+    expect(outcome).toEqual({ kind: 'job', job_id: expect.any(String), matched: named.length });
+    const jobId = (outcome as { job_id: string }).job_id;
+    for (const r of future) expect(await records.get(tenant, r.id)).toBeNull();
+    expect(await records.list(tenant, { filters: {}, order: 'desc', limit: 100 })).toEqual([]);
+
+    expect(await records.runForgetJob(tenant, jobId)).toEqual({ status: 'done', matched: named.length, deleted: named.length });
+    for (const r of future) expect(await records.stored(tenant, r.id)).toBeNull();
+  });
+
   test("a job's running item, which every read queries, lives as long as the job runs; its job item stays for the status route, 30 days", async () => {
     const { tenant, records, written } = await setUp(2 * SYNC_MAX + 4); // each agent's half is a job
     /** How many of the tenant's items in the tenants table have sort keys starting with `prefix`. */

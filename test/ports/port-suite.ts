@@ -284,6 +284,34 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         expect(await f.records.forget(tenantA, { before: y.created_at }, { dryRun: false, at })).toEqual({ kind: 'done', matched: 0, deleted: 0 });
       });
 
+      test("forget by ids takes the named records whatever their created_at; a filter stops at the forget's start, and before applies as given", async () => {
+        const past = await put(tenantA, { agent_id: 'x', title: 'zephyr past' });
+        const at = new Date(clock + 1);
+        const day = 86_400_000;
+        // Imported records may be dated after the forget began, even after today.
+        const [soon, later, farthest] = [1, 2, 3].map((days) =>
+          newRecord(tenantA, { agent_id: 'x', type: 'fact', title: `zephyr in ${days} days`, body: 'A body' }, new Date(at.getTime() + days * day)),
+        ) as [StoredRecord, StoredRecord, StoredRecord];
+        expect(await f.records.import(tenantA, [soon, later, farthest])).toMatchObject({ imported: 3 });
+        const named = [past.id, soon.id, later.id, farthest.id];
+
+        expect(await f.records.forget(tenantA, { agent_id: 'x' }, { dryRun: true, at })).toEqual({ kind: 'done', matched: 1, deleted: 0 });
+        expect(await f.records.forget(tenantA, { ids: named }, { dryRun: true, at })).toEqual({ kind: 'done', matched: 4, deleted: 0 });
+        // An explicit before still bounds a forget by ids, as given (here after the forget's start).
+        const before = new Date(at.getTime() + 2 * day).toISOString();
+        expect(await f.records.forget(tenantA, { ids: named.slice(1), before }, { dryRun: false, at })).toEqual({ kind: 'done', matched: 1, deleted: 1 });
+        expect(await f.records.get(tenantA, soon.id)).toBeNull();
+        expect(await f.records.get(tenantA, later.id)).toEqual(later);
+        expect(await f.records.forget(tenantA, { ids: [later.id, farthest.id], agent_id: 'x' }, { dryRun: false, at })).toEqual({
+          kind: 'done',
+          matched: 2,
+          deleted: 2,
+        });
+        for (const gone of [soon, later, farthest]) expect(await f.records.get(tenantA, gone.id)).toBeNull();
+        expect(await f.records.get(tenantA, past.id)).toEqual(past);
+        expect((await search(tenantA, { q: 'zephyr' })).map((h) => h.id)).toEqual([past.id]);
+      });
+
       test('import keeps ids, times and classifications, skips what the tenant has, and counts no quota', async () => {
         const original = { ...(await put(tenantA, { title: 'Imported zephyr', client: 'acme', metadata: { a: [1, { b: null }] } })) };
         const classification = { type: 'decision' as const, confidence: 0.75, model: 'linear-v3', classified_at: '2026-11-10T12:00:00.000Z' };

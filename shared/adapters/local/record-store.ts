@@ -231,10 +231,14 @@ export class SqliteRecordStore implements RecordStore {
 
   async forget(tenantId: string, selectors: ForgetSelectors, { dryRun, at }: { dryRun: boolean; at: Date }): Promise<ForgetOutcome> {
     const { where, values } = filterConditions({ agent_id: selectors.agent_id, type: selectors.type, client: selectors.client });
-    // Created before the forget began: a record written while it runs is never taken.
-    const until = selectors.before !== undefined && selectors.before < at.toISOString() ? selectors.before : at.toISOString();
-    where.push('created_at < ?');
-    values.push(until);
+    // Without ids, created before the forget began: a record written while it runs is never taken. Named ids
+    // are taken whatever their created_at, which an import may set after today.
+    let until = selectors.before;
+    if (selectors.ids === undefined && (until === undefined || at.toISOString() < until)) until = at.toISOString();
+    if (until !== undefined) {
+      where.push('created_at < ?');
+      values.push(until);
+    }
     if (selectors.ids !== undefined) {
       where.push('id IN (SELECT value FROM json_each(?))');
       values.push(JSON.stringify(selectors.ids));

@@ -23,7 +23,7 @@ export interface ForgetJobItem extends ForgetJobStatus {
   job_id: string;
   tenant_id: string;
   selectors: ForgetSelectors;
-  /** Records created before this instant (ISO 8601) and matching the selectors are the job's. */
+  /** The forget's start (ISO 8601): records matching the selectors and created before it are the job's (any created_at with ids). */
   cutoff: string;
   created_at: string;
   /** Why the job failed, once it has. */
@@ -49,10 +49,13 @@ const runningKey = (tenantId: string, jobId: string) => ({ pk: `tenant#${tenantI
 /** What a running job's item holds: enough to hide what it matches. */
 type RunningItem = Pick<ForgetJobItem, 'pk' | 'sk' | 'job_id' | 'selectors' | 'cutoff'>;
 
-/** True when a record matches every selector and was created before the cutoff. */
+/**
+ * True when a record matches every selector and, unless the selectors name ids, was created before the
+ * cutoff. Named ids are taken whatever their created_at, which an import may set after today.
+ */
 export function forgetMatches(record: StoredRecord, selectors: ForgetSelectors, cutoff: string): boolean {
   return (
-    record.created_at < cutoff &&
+    (selectors.ids !== undefined || record.created_at < cutoff) &&
     (selectors.agent_id === undefined || record.agent_id === selectors.agent_id) &&
     (selectors.client === undefined || record.client === selectors.client) &&
     (selectors.type === undefined || record.type === selectors.type) &&

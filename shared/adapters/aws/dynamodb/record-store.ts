@@ -280,7 +280,6 @@ export class DynamoDbRecordStore implements RecordStore {
     return { records, idempotency_keys: idempotency };
   }
 
-  /** The records a forget may match, page by page: the ids named, or the tenant's records created before the cutoff. */
   /**
    * The records a forget may match, page by page, one sequence of pages per partition: the ids named, or the
    * tenant's records created before the cutoff that pass the equality selectors.
