@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from './errors.js';
 import { z } from 'zod';
 import { RECORD_TYPES, type RecordType } from './record.js';
+import { isInstant } from './since.js';
 import type { ListParams } from './schemas.js';
 
 /** The filters a listing (and an export) keeps records by; each absent one keeps every record. */
@@ -66,17 +67,20 @@ interface CursorPayload {
   p: [string, string];
 }
 
+/** An instant exactly as the service writes one (parseSince's form, as created_at has it), never another spelling. */
+const instant = z.string().refine(isInstant);
+
 const cursorPayloadSchema = z.strictObject({
   v: z.literal(1),
   f: z.strictObject({
     agent_id: z.string().optional(),
     type: z.enum(RECORD_TYPES).optional(),
     client: z.string().optional(),
-    since: z.iso.datetime().optional(),
-    until: z.iso.datetime().optional(),
+    since: instant.optional(),
+    until: instant.optional(),
   }),
   o: z.enum(['asc', 'desc']),
-  p: z.tuple([z.iso.datetime(), z.string().max(64)]),
+  p: z.tuple([instant, z.string().max(64)]),
 });
 
 /** The check part of a cursor: it binds the payload to the tenant without saying which tenant it is. */

@@ -4,7 +4,7 @@ import { jsonValueProblem } from './json-value.js';
 import { LIMITS, RECORD_TYPES } from './record.js';
 import { RANKING } from './rank.js';
 import { SCOPES } from './tenant.js';
-import { parseSince } from './since.js';
+import { DATE_FORMS, parseSince } from './since.js';
 import { codePoints, isBlank, malformedTextProblem, utf8Bytes } from './text.js';
 
 /**
@@ -108,12 +108,12 @@ export const classifyInputSchema = z
   })
   .meta({ id: 'ClassifyInput', description: 'A title and a body to suggest a type for.' });
 
-/** A date (`YYYY-MM-DD`, 00:00 UTC) or an ISO 8601 date-time, read as the UTC instant with milliseconds. */
+/** A date (`YYYY-MM-DD`, 00:00 UTC) or an ISO 8601 date-time, read as the UTC instant with milliseconds (years 0001 to 9999). */
 const instant = () =>
   z.string().transform((s, ctx) => {
     const iso = parseSince(s);
     if (iso === null) {
-      ctx.addIssue({ code: 'custom', message: 'must be YYYY-MM-DD or an ISO 8601 date-time' });
+      ctx.addIssue({ code: 'custom', message: `must be ${DATE_FORMS}` });
       return z.NEVER;
     }
     return iso;

@@ -12,6 +12,7 @@ import {
   type ListParams,
   type SearchParams,
 } from './schemas.js';
+import { DATE_FORMS } from './since.js';
 import { isBlank } from './text.js';
 
 type Issue = z.core.$ZodIssue;
@@ -44,10 +45,10 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
   if (named === 'invalid_type') return new AppError('invalid_type', TYPE_MESSAGE);
   if (named === 'invalid_limit') return new AppError('invalid_limit', 'limit must be an integer from 1 to 100');
   if (named === 'invalid_since') {
-    return new AppError('invalid_since', 'since must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+    return new AppError('invalid_since', `since must be ${DATE_FORMS}`);
   }
   if (named === 'invalid_until') {
-    return new AppError('invalid_until', 'until must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+    return new AppError('invalid_until', `until must be ${DATE_FORMS}`);
   }
   if (named === 'body_too_large') return new AppError('body_too_large', `${field} ${issue.message}`);
   if (issue.code === 'invalid_type') {

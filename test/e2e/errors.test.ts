@@ -287,6 +287,38 @@ describe('400 invalid_since', () => {
   });
 });
 
+describe('dates from 0001-01-01 to 9999-12-31 UTC', () => {
+  // Once the offset is applied, each falls outside: before 0001-01-01T00:00Z or after 9999-12-31T23:59:59.999Z.
+  test.each(['9999-12-31T23:59:59-14:00', '0001-01-01T00:00:00+00:01', '0000-12-31', '10000-01-01'])(
+    '%s is invalid_since, invalid_until, and invalid_field as a forget\'s before',
+    async (date) => {
+      const at = encodeURIComponent(date);
+      expectError(await query(`?since=${at}`), 400, 'invalid_since');
+      expectError(await send('GET', `/api/v1/record?since=${at}`), 400, 'invalid_since');
+      expectError(await send('GET', `/api/v1/record?until=${at}`), 400, 'invalid_until');
+      const forget = await send('POST', '/api/v1/forget', { json: { before: date, dry_run: true } });
+      expectError(forget, 400, 'invalid_field');
+      expect(forget.body.message).toMatch(/^before /);
+    },
+  );
+
+  test('the edges are read exactly, and a listing between them pages on with its own cursor', async () => {
+    const tenant = await svc.newTenant();
+    for (let i = 0; i < 2; i++) expectCreated(await write(aRecord(), { key: tenant.api_key }));
+    const list = (qs: string) => send('GET', `/api/v1/record${qs}`, { key: tenant.api_key });
+    const first = await list('?since=0001-01-01&until=9999-12-31T23:59:59.999Z&limit=1');
+    expect(first.status).toBe(200);
+    expect(first.body.records).toHaveLength(1);
+    const second = await list(`?cursor=${encodeURIComponent(first.body.next_cursor)}&limit=1`);
+    expect(second.status).toBe(200);
+    expect(second.body.records).toHaveLength(1);
+    expect((await list('?until=0099-12-31')).body.records).toEqual([]);
+    expect((await list('?since=9999-12-31T23:59:59.999Z')).body.records).toEqual([]);
+    expect(await query('?since=0099-12-31T23:00:00-01:00', { key: tenant.api_key })).toMatchObject({ status: 200, body: [{}, {}] });
+    expect(await query('?since=9999-12-31T23:59:59.999Z', { key: tenant.api_key })).toMatchObject({ status: 200, body: [] });
+  });
+});
+
 describe('401 unauthorized', () => {
   const unauthorized = async (headers: Record<string, string>) => {
     const r = await send('POST', '/api/v1/record', { key: null, headers, json: aRecord() });

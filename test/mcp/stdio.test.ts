@@ -184,7 +184,7 @@ describe('the MCP server over stdio', () => {
   test('an error the API finds in the arguments is a tool error with its code', async () => {
     const result = await client.callTool({ name: 'memory_recall', arguments: { since: 'last tuesday' } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('invalid_since: since must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
+    expect(textOf(result)).toBe('invalid_since: since must be a date (YYYY-MM-DD) or an ISO 8601 date-time, from 0001-01-01 to 9999-12-31 UTC');
   });
 
   test('arguments the schemas refuse are a tool error before any call: wrong type, blank title, unknown field, limit 0', async () => {

@@ -110,6 +110,24 @@ describe('checkLine', () => {
     const checked = checkLine(text);
     expect('problem' in checked && checked.problem).toMatch(problem);
   });
+
+  // A UUIDv7 holds the millisecond from 1970 on, and created_at has a four-digit year: 1970 to 9999, exactly.
+  test.each(['1970-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'])('takes a created_at of %s with the id of its millisecond', (createdAt) => {
+    const given = line(0, { id: uuidv7({ msecs: Date.parse(createdAt) }), created_at: createdAt });
+    expect(checkLine(JSON.stringify(given))).toEqual({ record: given });
+  });
+
+  test.each([
+    ['1969-12-31T23:59:59.999Z', /^id: /],
+    ['0001-01-01T00:00:00.000Z', /^id: /],
+    ['0000-01-01T00:00:00.000Z', /^id: /],
+    ['10000-01-01T00:00:00.000Z', /^created_at: /],
+    ['+010000-01-01T00:00:00.000Z', /^created_at: /],
+    ['9999-12-31T23:59:59.999+00:00', /^created_at: /],
+  ])('refuses a created_at of %s', (createdAt, problem) => {
+    const checked = checkLine(JSON.stringify(line(0, { created_at: createdAt })));
+    expect('problem' in checked && checked.problem).toMatch(problem);
+  });
 });
 
 describe('importRecords', () => {

@@ -1,7 +1,8 @@
 import { jsonValueProblem } from '../../shared/domain/json-value.js';
 import { LIMITS, RECORD_TYPES } from '../../shared/domain/record.js';
 import { isBlank, unpairedSurrogateAt } from '../../shared/domain/text.js';
-import { parseClassifyInput, parseForgetInput, parseRecordInput, parseSearchParams } from '../../shared/domain/validation.js';
+import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
+import { parseClassifyInput, parseForgetInput, parseListParams, parseRecordInput, parseSearchParams } from '../../shared/domain/validation.js';
 
 const valid = { agent_id: 'a', type: 'fact', title: 't', body: 'b' };
 
@@ -158,5 +159,53 @@ describe('search params', () => {
     expect(codeOf(() => parseSearchParams({ since: 'soon' }))).toBe('invalid_since');
     expect(codeOf(() => parseSearchParams({ type: 'note' }))).toBe('invalid_type');
     expect(parseSearchParams({ since: '2026-01-01', other: 'x' })).toEqual({ since: '2026-01-01T00:00:00.000Z', limit: 20 });
+  });
+});
+
+describe('dates: every instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, and nothing else', () => {
+  const FORMS = 'a date (YYYY-MM-DD) or an ISO 8601 date-time, from 0001-01-01 to 9999-12-31 UTC';
+
+  test.each([
+    ['0001-01-01', '0001-01-01T00:00:00.000Z'],
+    ['0099-12-31', '0099-12-31T00:00:00.000Z'],
+    ['0099-12-31T23:30:00-00:30', '0100-01-01T00:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+  ])('%s is %s in search, listing and forget', (given, instant) => {
+    expect(parseSearchParams({ since: given }).since).toBe(instant);
+    expect(parseListParams({ since: given, until: given })).toMatchObject({ since: instant, until: instant });
+    expect(parseForgetInput({ before: given }).before).toBe(instant);
+  });
+
+  test.each(['0000-01-01', '0001-01-01T00:00:00+00:01', '9999-12-31T23:59:59-14:00', '9999-12-31T23:00-01:00', '10000-01-01', '+010000-01-01T00:00:00Z'])(
+    '%s answers each field\'s error, which names the range',
+    (given) => {
+      expect(messageOf(() => parseSearchParams({ since: given }))).toBe(`since must be ${FORMS}`);
+      expect(codeOf(() => parseSearchParams({ since: given }))).toBe('invalid_since');
+      expect(codeOf(() => parseListParams({ since: given }))).toBe('invalid_since');
+      expect(codeOf(() => parseListParams({ until: given }))).toBe('invalid_until');
+      expect(messageOf(() => parseListParams({ until: given }))).toBe(`until must be ${FORMS}`);
+      expect(codeOf(() => parseForgetInput({ before: given }))).toBe('invalid_field');
+      expect(messageOf(() => parseForgetInput({ before: given }))).toBe(`before must be ${FORMS}`);
+    },
+  );
+
+  const tenant = '01900000-0000-7000-8000-000000000000';
+  const last = { created_at: '2026-11-10T12:00:00.000Z', id: '019a6d8a-8c00-7000-8000-000000000000' };
+
+  test("a listing from 0001-01-01 to 9999-12-31T23:59:59.999Z pages on with its own cursor", () => {
+    const first = listRequest(tenant, parseListParams({ since: '0001-01-01', until: '9999-12-31T23:59:59.999Z' }));
+    const cursor = encodeCursor(tenant, first, last);
+    expect(listRequest(tenant, parseListParams({ cursor }))).toEqual({ ...first, after: last });
+  });
+
+  test.each([
+    ['a since before 0001', { since: '0000-12-31T23:59:59.999Z' }, last],
+    ['a six-digit since', { since: '+010000-01-01T00:00:00.000Z' }, last],
+    ['an until with an offset', { until: '2026-01-01T00:00:00.000+01:00' }, last],
+    ['an until without milliseconds', { until: '2026-01-01T00:00:00Z' }, last],
+    ['a position before 0001', {}, { ...last, created_at: '0000-06-01T00:00:00.000Z' }],
+  ])('a cursor with %s, which the service never makes, is invalid_cursor', (_what, filters, position) => {
+    const cursor = encodeCursor(tenant, { filters, order: 'desc' }, position);
+    expect(codeOf(() => listRequest(tenant, parseListParams({ cursor })))).toBe('invalid_cursor');
   });
 });
