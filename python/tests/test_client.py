@@ -79,6 +79,8 @@ class Operations(unittest.TestCase):
         tomorrow = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
         self.assertEqual(self.memory.recall("Berlin", since=tomorrow), [])
         self.assertEqual(len(self.memory.recall("Berlin", since="2020-01-01")), 1)
+        # A year before 1000 still goes out with four digits (strftime's %Y would write "1-01-01").
+        self.assertEqual(len(self.memory.recall("Berlin", since=datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc))), 1)
 
     def test_classify_suggests_a_type_and_stores_nothing(self) -> None:
         before = self.memory.usage()["records"]["used"]

@@ -290,7 +290,8 @@ def _date(value: Optional[DateLike]) -> Optional[str]:
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("MemoryClient: a datetime needs a timezone (e.g. datetime.timezone.utc); the API counts in UTC")
         utc = value.astimezone(datetime.timezone.utc)
-        return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+        # isoformat, not strftime: %Y writes a year before 1000 with fewer than four digits ("1-01-01").
+        return utc.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
     if isinstance(value, datetime.date):
         return value.isoformat()
     raise TypeError(f"MemoryClient: a date must be a str, date or datetime, not {type(value).__name__}")
