@@ -64,13 +64,13 @@ class Gateway {
 
   async handle(req: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
     checkRequestHead(req);
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = targetUrl(req.url ?? '/');
     const method = (req.method ?? 'GET').toUpperCase();
     const candidates = this.options.routes.flatMap((r) => {
-      const params = pathParameters(r.path, url.pathname);
+      const params = url && pathParameters(r.path, url.pathname);
       return params ? [{ ...r, params }] : [];
     });
-    if (candidates.length === 0) throw new AppError('not_found', `No route for ${url.pathname}`);
+    if (!url || candidates.length === 0) throw new AppError('not_found', `No route for ${url?.pathname ?? req.url}`);
     // HEAD is answered as GET is, without the body (Node's response leaves it out).
     const route = candidates.find((r) => methodsOf(r).includes(method));
     if (!route) {
@@ -141,6 +141,23 @@ class Gateway {
     }
     return context;
   }
+}
+
+/**
+ * The URL of a request target, or null when it has no path a route could have. The origin form
+ * (`/path?query`) is read as written: resolved against a base, as `new URL(target, base)` does, `//x/…` or
+ * `/\x/…` would name the host x and leave the rest as the path, so that `//x/api/v1/usage` were served as
+ * `/api/v1/usage`. The absolute form (`http://host/path?query`) is read by its path, as RFC 9112 asks of
+ * a server. Any other form (`*`, another scheme) is null.
+ */
+function targetUrl(target: string): URL | null {
+  try {
+    if (target.startsWith('/')) return new URL(`http://localhost${target}`);
+    if (/^https?:\/\//i.test(target)) return new URL(target);
+  } catch {
+    // Not a URL at all: no route has it.
+  }
+  return null;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The edges of HTTP itself, on raw sockets against the local gateway: methods that are not routes
- * (CONNECT), a URL or headers too long (414, 431), and a client that hangs up mid-request. Every answer is
+ * The edges of HTTP itself, on raw sockets against the local gateway: request targets that are not plain
+ * paths (`//x/…`, the absolute form), methods that are not routes (CONNECT), a URL or headers too long
+ * (414, 431), and a client that hangs up mid-request. Every answer is
  * JSON, and nothing a client does at this level is logged as the service's own error.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -126,6 +127,27 @@ describe('URL and header limits', () => {
     const answer = await get(`/api/v1/query?q=${'a'.repeat(1024 * 1024)}`);
     expectJsonError(answer, 431, 'headers_too_large');
     expect(answer.body.message).toMatch(/URL may have at most 10240 characters, the headers 65536 bytes/);
+  });
+});
+
+describe('request targets', () => {
+  // A URL parser reads `//x/…` (and `/\x/…`, a backslash being a slash to it) as a host and the rest as
+  // the path; HTTP reads the whole as the path, which no route has.
+  test.each(['//x/api/v1/query', '//api/v1/query', '//x/api/v1/query?q=a', '/\\x/api/v1/query', '/\\/x/api/v1/query', '///api/v1/query'])(
+    '%s is 404 not_found: a path that starts with two slashes names no host',
+    async (target) => {
+      expectJsonError(await get(target), 404, 'not_found');
+    },
+  );
+
+  test('the absolute form (http://host/path) is read by its path, as RFC 9112 asks of a server; its path is as strict', async () => {
+    expect((await get('http://localhost/api/v1/query?q=a')).status).toBe(200);
+    expect((await get('HTTPS://elsewhere.example/api/v1/query')).status).toBe(200);
+    expectJsonError(await get('http://localhost//x/api/v1/query'), 404, 'not_found');
+  });
+
+  test.each(['ftp://localhost/api/v1/query', '*'])('%s, which is neither a path nor an http(s) URL, is 404 not_found', async (target) => {
+    expectJsonError(await get(target), 404, 'not_found');
   });
 });
 
