@@ -8,6 +8,7 @@ import { SearchMerge } from '../../shared/adapters/local/search-merge.js';
 import { ThreadMerger, type SearchMerger } from '../../shared/adapters/local/search-merger.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
+import { indexProblems } from '../support/index-invariants.js';
 
 /**
  * The merge on SQLite (search-merge.ts): records are searchable as soon as they are written, and a search
@@ -139,6 +140,37 @@ test('a merge thread takes the records in while the server writes, and stops whe
     expect(await answers(adapters, ids)).toEqual(before);
   } finally {
     await merger.close();
+    adapters.close();
+  }
+});
+
+test('a record written while a merge batch is under way, after the batch\'s newest record was deleted, is found (a seq is never given twice)', async () => {
+  const adapters = openSqliteAdapters(join(dir, 'memory.db'), { merger: manual });
+  try {
+    const tenant = (await adapters.keys.createTenant({ name: 't', limits: LIMITS })).tenant_id;
+    const write = (title: string, at: number) =>
+      adapters.records.create(tenant, newRecord(tenant, { agent_id: 'a', type: 'fact', title, body: 'user notes' }, new Date(at)), { recordQuota: 1e9, month: '2026-11' });
+    await write('user note first', 1);
+    const newest = await write('user note second', 2);
+    // A batch of both is read and its first term written; then the newest goes, a step reads the batch
+    // again without it, and a new record comes before the batch ends. The new record used to take the
+    // deleted one's seq: inside the batch, which moved the mark past it without indexing it.
+    const batch = new SearchMerge(adapters.db).begin(10)!;
+    expect(batch.step({ terms: 1 })).toBe('again');
+    await adapters.records.delete(tenant, newest.receipt.id);
+    expect(batch.step({ terms: 1 })).toBe('again');
+    const late = await write('user note third, zebra', 3);
+    while (batch.step({ terms: 1 }) === 'again');
+    const found = async (q: string) => (await adapters.search.search(tenant, { text: parseQuery(q), limit: 5 })).map((h) => h.id);
+    expect(await found('zebra')).toEqual([late.receipt.id]);
+    expect((await found('user')).sort()).toEqual([late.receipt.id, (await adapters.records.list(tenant, { filters: {}, order: 'asc', limit: 1 }))[0]!.id].sort());
+    expect(indexProblems(adapters.db)).toEqual([]);
+    // Merged in, it is still found; its delete leaves the statistics at zero, never below.
+    while (new SearchMerge(adapters.db).next(10) > 0);
+    expect(await found('zebra')).toEqual([late.receipt.id]);
+    expect(await adapters.records.delete(tenant, late.receipt.id)).not.toBeNull();
+    expect(indexProblems(adapters.db)).toEqual([]);
+  } finally {
     adapters.close();
   }
 });

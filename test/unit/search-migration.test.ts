@@ -7,6 +7,9 @@ import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { NEWEST_TABLE_SQL } from '../../shared/adapters/local/newest.js';
 import type { InlineMerger } from '../../shared/adapters/local/search-merger.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
+import { indexChanges } from '../../shared/adapters/local/index-changes.js';
+import { SearchMerge } from '../../shared/adapters/local/search-merge.js';
+import { indexProblems } from '../support/index-invariants.js';
 
 /**
  * The upgrade from FTS5 to the engine of shared/search: a database as the code before it wrote it
@@ -87,6 +90,9 @@ test('a database of the engine before search_newest gets it, for every merged re
   // Back to the schema before search_newest: without it, and with the listing indexes of then.
   db.exec(`
     DROP TABLE search_newest;
+    DROP TRIGGER records_seq_is_new;
+    DROP TRIGGER records_seq_counter;
+    ALTER TABLE search_state DROP COLUMN last_seq;
     DROP INDEX records_tenant_created;
     DROP INDEX records_tenant_agent_created;
     DROP INDEX classification_jobs_record;
@@ -158,6 +164,69 @@ test('a build that stopped half-way resumes where it stopped', async () => {
     expect(lines[0]).toBe('building the search index of 6000 records');
     expect(await darkCounts(sqlite)).toEqual([100, 0]);
     expect(sqlite.db.prepare('SELECT sum(docs) FROM search_tenants').pluck().get()).toBe(11_000);
+  } finally {
+    sqlite.close();
+  }
+});
+
+/**
+ * A version-6 database (before the seq counter), its records merged, and then, when `damage` is set, the
+ * damage the reused seq did: the newest record deleted, and a new one given its seq, at or below the merge
+ * mark, so that the index never had it. Returns the new record's id.
+ */
+function versionSixDatabase(file: string, damage: boolean): string {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  for (const sql of MIGRATIONS.slice(0, 6)) db.exec(sql);
+  db.pragma('user_version = 6');
+  const insert = db.prepare(`INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
+                             VALUES (?, ?, ?, 'agent', 'fact', ?, 'a body about deploys', NULL, NULL, ?)`);
+  for (let i = 1; i <= 40; i++) insert.run(i, `id-${i}`, TENANTS[i % 2]!, `Record number ${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
+  new SearchMerge(db).next(1000);
+  if (damage) {
+    indexChanges(db)(TENANTS[0]!, [{ doc: 40, title: 'Record number 40', body: 'a body about deploys' }], -1);
+    db.prepare('DELETE FROM records WHERE seq = 40').run();
+    insert.run(40, 'id-lost', TENANTS[0]!, 'The lost record, about zebras', new Date(Date.UTC(2026, 0, 2)).toISOString());
+  }
+  db.close();
+  return 'id-lost';
+}
+
+test('an index that lost a record to a reused seq is rebuilt on upgrade, and the record is found again', async () => {
+  const file = join(dir, 'memory.db');
+  const lost = versionSixDatabase(file, true);
+  const sqlite = openSqliteAdapters(file, { progress: () => undefined, merger: () => ({ wake: () => undefined, close: async () => undefined }) });
+  try {
+    expect(sqlite.db.prepare('SELECT merged_upto, last_seq FROM search_state').get()).toEqual({ merged_upto: 0, last_seq: 40 });
+    expect((await sqlite.search.search(TENANTS[0]!, { text: parseQuery('zebras'), limit: 5 })).map((h) => h.id)).toEqual([lost]);
+    expect(indexProblems(sqlite.db)).toEqual([]);
+    new SearchMerge(sqlite.db).next(1000);
+    expect((await sqlite.search.search(TENANTS[0]!, { text: parseQuery('zebras'), limit: 5 })).map((h) => h.id)).toEqual([lost]);
+    expect(indexProblems(sqlite.db)).toEqual([]);
+    // The record that could not be deleted (its document count went below zero) now can be, and so can the rest.
+    expect(await sqlite.records.delete(TENANTS[0]!, lost)).not.toBeNull();
+    expect(await sqlite.records.forget(TENANTS[0]!, { before: '9999-12-31' }, { dryRun: false, at: new Date() })).toEqual({ kind: 'done', matched: 19, deleted: 19 });
+    expect(indexProblems(sqlite.db)).toEqual([]);
+  } finally {
+    sqlite.close();
+  }
+});
+
+test('an index without that damage keeps its merged records on upgrade, and the seq counter starts above every seq used', async () => {
+  const file = join(dir, 'memory.db');
+  versionSixDatabase(file, false);
+  const sqlite = openSqliteAdapters(file, { progress: () => undefined });
+  try {
+    expect(sqlite.db.prepare('SELECT merged_upto, last_seq FROM search_state').get()).toEqual({ merged_upto: 40, last_seq: 40 });
+    expect(sqlite.db.prepare('SELECT sum(docs) FROM search_tenants').pluck().get()).toBe(40);
+    expect(indexProblems(sqlite.db)).toEqual([]);
+    // A seq at or below the counter is refused, whichever statement tries it.
+    expect(() => sqlite.db.prepare("INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, created_at) VALUES (40, 'x', 't', 'a', 'fact', 't', 'b', '2026-01-01T00:00:00.000Z')").run()).toThrow(
+      /above every seq given before/,
+    );
+    expect(() => sqlite.db.prepare("INSERT INTO records (id, tenant_id, agent_id, type, title, body, created_at) VALUES ('x', 't', 'a', 'fact', 't', 'b', '2026-01-01T00:00:00.000Z')").run()).toThrow(
+      /above every seq given before/,
+    );
   } finally {
     sqlite.close();
   }

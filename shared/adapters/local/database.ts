@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NEWEST_TABLE_SQL } from './newest.js';
 import { POSTING_TABLES_SQL } from './posting-storage.js';
+import { SEQ_TRIGGERS_SQL } from './rows.js';
 import { mergeBacklogAtOpen } from './search-merge.js';
 
 export type Db = Database.Database;
@@ -128,6 +129,31 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_keys ADD COLUMN agent_id TEXT;
   ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
   ALTER TABLE api_keys ADD COLUMN last_used_on TEXT;
+  `,
+  // A record's seq is never given twice (invariant 1 in search-merge.ts). It was the largest stored seq
+  // plus one, so a record written after the newest one was deleted took the deleted one's seq, inside a
+  // merge batch already read, and was lost from search for good. The counter starts above every seq a
+  // record, the merge mark or a term's own mark has used; the triggers keep it, whichever statement inserts.
+  // An index that lost records so is rebuilt: where a tenant's document count is not the number of its
+  // records up to the mark (invariant 4), the whole index goes back to the tail (the mark to 0, every
+  // tenant's statistics to 0, their keys kept), and the server merges it again at start, with progress
+  // lines, as after migration 3. An index without that damage is left as it is.
+  `
+  ALTER TABLE search_state ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+  UPDATE search_state SET last_seq = max(merged_upto, coalesce((SELECT max(seq) FROM records), 0), coalesce((SELECT max(merged) FROM search_heads), 0));
+  ${SEQ_TRIGGERS_SQL}
+  CREATE TEMP TABLE damaged AS
+    SELECT 1 FROM (SELECT tenant_id, count(*) AS docs FROM records WHERE seq <= (SELECT merged_upto FROM search_state) GROUP BY tenant_id) r
+    FULL JOIN search_tenants t ON t.tenant = r.tenant_id
+    WHERE coalesce(r.docs, 0) != coalesce(t.docs, 0) LIMIT 1;
+  DELETE FROM search_heads WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  DELETE FROM search_metas WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  DELETE FROM search_blocks WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  DELETE FROM search_positions WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  DELETE FROM search_newest WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  UPDATE search_tenants SET docs = 0, title_words = 0, body_words = 0 WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  UPDATE search_state SET merged_upto = 0, tail_gen = tail_gen + 1 WHERE EXISTS (SELECT 1 FROM temp.damaged);
+  DROP TABLE temp.damaged;
   `,
 ];
 

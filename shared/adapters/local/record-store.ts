@@ -177,7 +177,8 @@ export class SqliteRecordStore implements RecordStore {
       let left = ERASE_SLICE_ROWS;
       for (const slice of indexSlices) left -= slice.run(key, left).changes;
       if (left > 0) {
-        db.prepare('DELETE FROM search_tenants WHERE key = ?').run(key);
+        // The row stays, emptied: a tenant's key never changes, and connections keep it (posting-storage.ts).
+        db.prepare('UPDATE search_tenants SET docs = 0, title_words = 0, body_words = 0 WHERE key = ?').run(key);
         db.prepare('DELETE FROM search_newest WHERE tenant_id = ?').run(tenantId);
       }
       return ERASE_SLICE_ROWS - left;

@@ -2,12 +2,24 @@ import type { RecordFilters } from '../../domain/listing.js';
 import type { Classification, RecordType, SearchHit, StoredRecord } from '../../domain/record.js';
 
 /**
- * The `seq` of a record being inserted: above every stored record's and above the search index's merge
- * mark. `seq` is a rowid without AUTOINCREMENT, so SQLite alone would give a new record the seq of a deleted
- * newest one, and a seq at or below the mark is neither in the index nor in its tail (search-merge.ts): the
- * record could never be found. Two lookups of the end of a B-tree.
+ * The `seq` of a record being inserted: one above the last seq ever given (`search_state.last_seq`), never
+ * a seq a record had before. `seq` is a rowid without AUTOINCREMENT, so SQLite alone would give a new
+ * record the seq of a deleted newest one, which a merge batch or a term's merge mark may already cover
+ * (search-merge.ts, invariant 1): the record would never be found.
  */
-export const NEXT_SEQ_SQL = '(SELECT max(coalesce((SELECT max(seq) FROM records), 0), (SELECT merged_upto FROM search_state)) + 1)';
+export const NEXT_SEQ_SQL = '(SELECT last_seq + 1 FROM search_state)';
+
+/**
+ * What keeps the counter (a migration in database.ts makes them): every insert into `records` must take a
+ * seq above it, or fails, whatever statement it comes from; and moves it to the new seq.
+ */
+export const SEQ_TRIGGERS_SQL = `
+  CREATE TRIGGER records_seq_is_new BEFORE INSERT ON records
+  WHEN NEW.seq IS NULL OR NEW.seq <= (SELECT last_seq FROM search_state)
+  BEGIN SELECT RAISE(ABORT, 'a record seq must be above every seq given before (search_state.last_seq)'); END;
+  CREATE TRIGGER records_seq_counter AFTER INSERT ON records
+  BEGIN UPDATE search_state SET last_seq = NEW.seq; END;
+`;
 
 /** A `records` row as SQLite returns it. */
 export interface RecordRow {

@@ -21,6 +21,25 @@ import type { PostingStorage } from '../../search/storage.js';
  * never wait long for the lock: the terms a step writes carry their own merge mark (TermHead.merged), which
  * tells a search where the index ends and the tail begins for that term, and the last step adds the
  * statistics and moves the mark. A merge cut short anywhere is consistent and resumes from its batch's start.
+ *
+ * The invariants, which hold between any two transactions (M is `merged_upto`; a term's reach is the larger
+ * of M and its own mark; "the records" are the rows of `records`, which are the truth the index is made of):
+ * 1. Seq is never given twice. Every new record takes `search_state.last_seq + 1`, which only grows
+ *    (triggers on `records`, rows.ts), so a record written after a batch was read, or after a term's mark
+ *    moved, is above both: inserts never land inside a batch, a reach or a cached tail.
+ * 2. For every tenant and term, the index holds exactly one posting for each of the tenant's records at or
+ *    below the term's reach that holds the term, with that record's current text, and nothing else; the
+ *    head's `df` counts them. Above the reach, the term's postings are the tail's (read from the records).
+ * 3. A term's own mark is above M only for terms a batch under way (or cut short) has written, and only up
+ *    to that batch's end, which is at most `last_seq`.
+ * 4. `search_tenants` holds each tenant's statistics (documents, title and body words) over its records at
+ *    or below M, exactly; with the tail's, over all its records. A tenant's key never changes.
+ * 5. `tail_gen` moves whenever a record above M is deleted or gets a new text, in the same transaction, so
+ *    that a tail cache or a batch read before it reads again; a change at or below a term's reach is made
+ *    to the index itself, term by term (index-changes.ts). New records need no signal (invariant 1).
+ * 6. `search_newest` bounds from above, per tenant and block of seq, the `created_at` of the merged records.
+ * test/support/index-invariants.ts checks 1, 2 and 4 against the records; the model-based test
+ * (test/model/) checks them after every step of every interleaving it draws.
  */
 export class SearchMerge {
   private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between' | 'newest', Statement>;
@@ -186,19 +205,23 @@ function batchOf(rows: readonly Row[], gen: number): Batch {
 export const OPEN_MERGE_BATCH = 5000;
 
 /**
- * At open, merges a backlog of at least OPEN_MERGE_BATCH records (the upgrade of a database written before
- * the engine, or a server stopped with a large tail) before anything else runs, one batch per transaction,
- * with a progress line per batch; a crash resumes after the last batch. A smaller backlog is left to the
- * searches' tail and the next merge.
+ * At open, merges a backlog of at least `minDocs` records (OPEN_MERGE_BATCH: the upgrade of a database
+ * written before the engine, or a server stopped with a large tail) before anything else runs, `batch`
+ * records per transaction, with a progress line per batch; a crash resumes after the last batch. A smaller
+ * backlog is left to the searches' tail and the next merge.
  */
-export function mergeBacklogAtOpen(db: Db, progress: (line: string) => void): void {
+export function mergeBacklogAtOpen(
+  db: Db,
+  progress: (line: string) => void,
+  { minDocs = OPEN_MERGE_BATCH, batch = OPEN_MERGE_BATCH }: { minDocs?: number; batch?: number } = {},
+): void {
   const merge = new SearchMerge(db);
   const total = merge.pending();
-  if (total < OPEN_MERGE_BATCH) return;
+  if (total < minDocs) return;
   const started = Date.now();
   let done = 0;
   progress(`building the search index of ${total} records`);
-  for (let merged = merge.next(OPEN_MERGE_BATCH); merged > 0; merged = merge.next(OPEN_MERGE_BATCH)) {
+  for (let merged = merge.next(batch); merged > 0; merged = merge.next(batch)) {
     done += merged;
     if (done < total) progress(`search index: ${done} of ${total} records (${Math.round((done / total) * 100)} %)`);
   }
