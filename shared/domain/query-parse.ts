@@ -20,6 +20,14 @@ export interface ParsedQuery {
 /** At most this many terms (a repeated word counting each time) and phrases are kept from one query; the rest is ignored. */
 export const MAX_QUERY_CLAUSES = 64;
 
+/**
+ * A quoted phrase is matched on its first this many words; the words after them are ignored. Matching a
+ * phrase in a record costs about its words' positions there added up, once per word of the phrase, so
+ * without a cap a phrase of a thousand words over a long record of one repeated word took seconds; with
+ * it, a phrase costs at most 32 times its words' postings (docs/api.md, "Search").
+ */
+export const MAX_PHRASE_WORDS = 32;
+
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
 /**
@@ -54,10 +62,11 @@ export function parseQuery(q: string | undefined | null): ParsedQuery | null {
     const quoted = i % 2 === 1 && i < closed;
     const ws = words(segment);
     if (quoted) {
-      const key = ws.join(' ');
-      if (ws.length > 0 && !seenPhrases.has(key)) {
+      const phrase = ws.slice(0, MAX_PHRASE_WORDS);
+      const key = phrase.join(' ');
+      if (phrase.length > 0 && !seenPhrases.has(key)) {
         seenPhrases.add(key);
-        phrases.push(ws);
+        phrases.push(phrase);
       }
       return;
     }

@@ -136,6 +136,11 @@ export function blockCount(bytes: Uint8Array): number {
   return bytes.byteLength === 0 ? 0 : new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
 }
 
+/** The number of positions in an encoded block, without decoding it. */
+export function blockPositionCount(bytes: Uint8Array): number {
+  return bytes.byteLength === 0 ? 0 : (bytes.byteLength - 4 - 12 * blockCount(bytes)) / 2;
+}
+
 /** The last document of an encoded, non-empty block, without decoding it. */
 export function blockLastDoc(bytes: Uint8Array): number {
   const count = blockCount(bytes);

@@ -179,6 +179,16 @@ export function decodeMetas(bytes: Uint8Array): BlockMeta[] {
 
 
 const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
+
+/**
+ * A bound on the positions the stored blocks of `bytes` (`encodeMetas`) hold, from their metas alone: each
+ * block's count times its largest title and body counts. What a phrase may read of them (cost.ts).
+ */
+export function positionsBound(bytes: Uint8Array): number {
+  let bound = 0;
+  for (let at = 0; at < bytes.byteLength; at += META_HEADER + 8 * u16(bytes, at + 18)) bound += u16(bytes, at + 8) * (u16(bytes, at + 10) + u16(bytes, at + 12));
+  return bound;
+}
 const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 
 /**

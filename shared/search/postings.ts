@@ -119,50 +119,76 @@ export function indexOf(docs: Uint32Array, count: number, doc: number): number {
  * the phrase starts there. A block is checked only when the search reads it, so a phrase costs what the
  * blocks the pruning cannot skip cost. The rarest term's metas bound the phrase's blocks: a document's
  * phrase frequency is at most that term's frequency, and its lengths are its own.
+ *
+ * `parts` are the phrase's terms in order; a term the phrase repeats is the same TermPostings each time,
+ * and its blocks are read once. In a document, the places the phrase may start are those of the word with
+ * the fewest positions there, and each other word keeps those it stands after at its offset: a merge of two
+ * sorted lists, or a binary search of each place when they are few. So matching costs about the sum of the
+ * words' positions in the document, not their product (cost.ts bounds it so).
  */
 export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load: (i: number, into: ScoreColumns) => ScoreColumns } {
   const n = parts.length;
+  // The distinct terms, and each part's.
+  const terms: TermPostings[] = [];
+  const termOf = new Int32Array(n);
+  parts.forEach((p, j) => {
+    let t = terms.indexOf(p);
+    if (t < 0) t = terms.push(p) - 1;
+    termOf[j] = t;
+  });
+  const m = terms.length;
   let rarest = 0;
-  for (let j = 1; j < n; j++) if (parts[j]!.df < parts[rarest]!.df) rarest = j;
-  const lead = parts[rarest]!;
-  // Each part's block at hand and the posting of the document being checked. The other parts only move
+  for (let t = 1; t < m; t++) if (terms[t]!.df < terms[rarest]!.df) rarest = t;
+  const lead = terms[rarest]!;
+  // Each term's block at hand and the posting of the document being checked. The other terms only move
   // forward: the searcher reads the lead's blocks in order.
-  const index = new Int32Array(n);
-  const loadedAt = new Int32Array(n).fill(-1);
-  const blocks = new Array<Block | null>(n).fill(null);
-  const scratch = parts.map(() => fullColumns());
-  const found = new Int32Array(n);
+  const index = new Int32Array(m);
+  const loadedAt = new Int32Array(m).fill(-1);
+  const blocks = new Array<Block | null>(m).fill(null);
+  const scratch = terms.map(() => fullColumns());
+  const found = new Int32Array(m);
+  // Each part's positions in the field being matched: where they start in its block, and how many.
+  const from = new Int32Array(n);
+  const length = new Int32Array(n);
+  let places = new Int32Array(64);
 
-  /** Moves part j to the block that may hold `doc`; the posting's index there, or -1 when the part lacks it. */
-  const locate = (j: number, doc: number): number => {
-    const { metas } = parts[j]!;
-    let i = index[j]!;
+  /** Moves term t to the block that may hold `doc`; the posting's index there, or -1 when the term lacks it. */
+  const locate = (t: number, doc: number): number => {
+    const { metas } = terms[t]!;
+    let i = index[t]!;
     while (i < metas.length && metas.last[i]! < doc) i++;
-    index[j] = i;
+    index[t] = i;
     if (i >= metas.length || metas.first[i]! > doc) return -1;
-    if (loadedAt[j] !== i) {
-      blocks[j] = parts[j]!.loadFull(i, scratch[j]!);
-      loadedAt[j] = i;
+    if (loadedAt[t] !== i) {
+      blocks[t] = terms[t]!.loadFull(i, scratch[t]!);
+      loadedAt[t] = i;
     }
-    return indexOf(blocks[j]!.docs, blocks[j]!.count, doc);
+    return indexOf(blocks[t]!.docs, blocks[t]!.count, doc);
   };
 
   /** How many times the phrase starts in one field of the document whose postings `found` holds. */
   const starts = (title: boolean): number => {
-    const b0 = blocks[0]!;
-    const i0 = found[0]!;
-    const from = positionStart(b0, i0) + (title ? 0 : b0.tfT[i0]!);
-    const length = title ? b0.tfT[i0]! : b0.tfB[i0]!;
+    let base = 0;
+    for (let j = 0; j < n; j++) {
+      const t = termOf[j]!;
+      const b = blocks[t]!;
+      const i = found[t]!;
+      from[j] = positionStart(b, i) + (title ? 0 : b.tfT[i]!);
+      length[j] = title ? b.tfT[i]! : b.tfB[i]!;
+      if (length[j] === 0) return 0;
+      if (length[j]! < length[base]!) base = j;
+    }
+    // The places the phrase may start: the base word's positions, less its offset in the phrase.
+    if (places.length < length[base]!) places = new Int32Array(length[base]!);
+    const basePositions = blocks[termOf[base]!]!.positions;
     let count = 0;
-    next: for (let k = 0; k < length; k++) {
-      const p = b0.positions[from + k]!;
-      for (let j = 1; j < n; j++) {
-        const b = blocks[j]!;
-        const i = found[j]!;
-        const at = positionStart(b, i) + (title ? 0 : b.tfT[i]!);
-        if (!contains(b.positions, at, title ? b.tfT[i]! : b.tfB[i]!, p + j)) continue next;
-      }
-      count++;
+    for (let k = 0; k < length[base]!; k++) {
+      const start = basePositions[from[base]! + k]! - base;
+      if (start >= 0) places[count++] = start;
+    }
+    for (let j = 0; j < n && count > 0; j++) {
+      if (j === base) continue;
+      count = keepFollowed(places, count, blocks[termOf[j]!]!.positions, from[j]!, length[j]!, j);
     }
     return count;
   };
@@ -175,10 +201,10 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     let count = 0;
     candidates: for (let i = 0; i < block.count; i++) {
       const doc = block.docs[i]!;
-      for (let j = 0; j < n; j++) {
-        const at = j === rarest ? i : locate(j, doc);
+      for (let t = 0; t < m; t++) {
+        const at = t === rarest ? i : locate(t, doc);
         if (at < 0) continue candidates;
-        found[j] = at;
+        found[t] = at;
       }
       const t = starts(true);
       const b = starts(false);
@@ -194,6 +220,27 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     return out;
   };
   return { metas: lead.metas, load };
+}
+
+/**
+ * Keeps, of the first `count` sorted places, those p where p + offset is among the `length` sorted
+ * positions from `from`; returns how many are kept (at the front of `places`). A merge walk when the places
+ * are many, a binary search of each when they are few against many positions.
+ */
+function keepFollowed(places: Int32Array, count: number, positions: Uint16Array, from: number, length: number, offset: number): number {
+  let kept = 0;
+  if (count * 16 < length) {
+    for (let k = 0; k < count; k++) if (contains(positions, from, length, places[k]! + offset)) places[kept++] = places[k]!;
+    return kept;
+  }
+  let q = from;
+  const end = from + length;
+  for (let k = 0; k < count && q < end; k++) {
+    const want = places[k]! + offset;
+    while (q < end && positions[q]! < want) q++;
+    if (q < end && positions[q] === want) places[kept++] = places[k]!;
+  }
+  return kept;
 }
 
 /** Whether `value` is among the `length` sorted positions from `from`. */

@@ -79,8 +79,14 @@ export function clausesOf(query: TextQuery): Clause[] {
 function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], params: Bm25Params, tail: Tail): ClauseCursor[] {
   const cursors: ClauseCursor[] = [];
   const upTo = storage.mergedUpTo();
+  // A term that several clauses or a phrase's several words name is read once (phrasePostings counts on it).
+  const read = new Map<string, TermPostings | null>();
+  const postingsOf = (term: string) => {
+    if (!read.has(term)) read.set(term, termPostings(storage, tenant, term, tail, upTo));
+    return read.get(term)!;
+  };
   clauses.forEach((clause, order) => {
-    const parts = clause.terms.map((term) => termPostings(storage, tenant, term, tail, upTo));
+    const parts = clause.terms.map(postingsOf);
     if (parts.some((p) => p === null)) return;
     const present = parts as TermPostings[];
     // A phrase weighs the sum of its terms' IDFs, as Lucene's PhraseQuery does: no count of the phrase's

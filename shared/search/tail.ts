@@ -14,6 +14,8 @@ export interface Tail {
   readonly stats: CollectionStats;
   /** The term's postings in the tail's documents above `after`, in document order, as blocks of at most BLOCK_SIZE. */
   postings(term: string, after: number): Block[];
+  /** How many postings and positions `postings(term, after)` holds, without copying them. */
+  count(term: string, after: number): { postings: number; positions: number };
 }
 
 /** One term's postings in the tail, as growing columns; `positions` holds each posting's title then body positions. */
@@ -109,6 +111,13 @@ export class TenantTail implements Tail {
     return { ...this.totals };
   }
 
+  count(term: string, after: number): { postings: number; positions: number } {
+    const c = this.terms.get(term);
+    if (!c) return NONE;
+    const from = firstAbove(c.docs, after);
+    return { postings: c.docs.length - from, positions: c.starts[c.docs.length]! - c.starts[from]! };
+  }
+
   postings(term: string, after: number): Block[] {
     const c = this.terms.get(term);
     if (!c) return [];
@@ -143,5 +152,7 @@ function firstAbove(docs: readonly number[], after: number): number {
   return lo;
 }
 
+const NONE = { postings: 0, positions: 0 };
+
 /** The tail of a tenant with no documents above the merge mark. */
-export const EMPTY_TAIL: Tail = { stats: { docs: 0, titleWords: 0, bodyWords: 0 }, postings: () => [] };
+export const EMPTY_TAIL: Tail = { stats: { docs: 0, titleWords: 0, bodyWords: 0 }, postings: () => [], count: () => NONE };

@@ -1,4 +1,4 @@
-import { isEmptyQuery, MAX_QUERY_CLAUSES, parseQuery } from '../../shared/domain/query-parse.js';
+import { isEmptyQuery, MAX_PHRASE_WORDS, MAX_QUERY_CLAUSES, parseQuery } from '../../shared/domain/query-parse.js';
 
 describe('parseQuery', () => {
   test('absent, empty and blank mean no text', () => {
@@ -47,5 +47,12 @@ describe('parseQuery', () => {
     const q = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
     expect(parseQuery(q)!.terms).toHaveLength(MAX_QUERY_CLAUSES);
     expect(parseQuery('heat '.repeat(5000))!.terms).toEqual(Array(MAX_QUERY_CLAUSES).fill('heat'));
+  });
+
+  test('a phrase is matched on its first MAX_PHRASE_WORDS words, and phrases that agree on those are one', () => {
+    expect(MAX_PHRASE_WORDS).toBe(32);
+    expect(parseQuery(`"${'x '.repeat(1000)}"`)).toEqual({ terms: [], phrases: [Array(32).fill('x')] });
+    const long = Array.from({ length: 40 }, (_, i) => `w${i}`);
+    expect(parseQuery(`"${long.join(' ')}" "${long.slice(0, 33).join(' ')}"`)).toEqual({ terms: [], phrases: [long.slice(0, 32)] });
   });
 });

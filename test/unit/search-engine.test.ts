@@ -1,10 +1,12 @@
+import { jest } from '@jest/globals';
 import { analyze } from '../../shared/search/analyzer.js';
 import { appendPostings, BLOCK_SIZE, blockPostings, encodeBlock, sliceBlock, type Posting } from '../../shared/search/block.js';
 import { blockBound, decodeMetas, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
 import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../shared/search/sealed.js';
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
-import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
+import { searchCost } from '../../shared/search/cost.js';
+import { clausesOf, searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
 import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
@@ -268,4 +270,66 @@ test('phrases match words in order within one field, and count each place they s
   const hits = searchIndex(storage, 't', { terms: [], phrases: [['dark', 'mode']] }, { k: 10 });
   expect(hits.map((h) => h.doc)).toEqual([1, 3]);
   expect(hits).toEqual(oracleSearch(docs, { terms: [], phrases: [['dark', 'mode']] }, 10));
+});
+
+test('phrases that repeat a word, or run long, over records of few words repeated, equal the oracle, in the index and in the tail', () => {
+  const random = prng(11);
+  const words = ['x', 'y', 'z'];
+  const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() ** 2 * words.length)]!).join(' ');
+  // Long fields of a few words: every phrase has many places to start, most of them false.
+  const docs: SearchDocument[] = Array.from({ length: 300 }, (_, i) => ({ doc: i + 1, title: text(1 + Math.floor(random() * 6)), body: text(Math.floor(random() * 400)) }));
+  const storage = new MemoryPostingStorage();
+  addDocuments(storage, 't', docs.slice(0, 200));
+  storage.setMergedUpTo(200);
+  const tail = new TenantTail();
+  for (const d of docs.slice(200)) tail.add(d);
+  const phrases = [['x', 'x'], ['x', 'x', 'x', 'x'], ['x', 'y', 'x'], ['y', 'y', 'y'], Array(32).fill('x'), ['z', 'x', 'z', 'x', 'z'], ['x', 'z', 'z', 'x']];
+  for (const phrase of phrases) {
+    for (const query of [{ terms: [], phrases: [phrase] }, { terms: ['y'], phrases: [phrase] }]) {
+      const got = searchIndex(storage, 't', query, { k: 20, tail });
+      expect({ query, got }).toEqual({ query, got: oracleSearch(docs, query, 20) });
+    }
+  }
+});
+
+test("what a search may read at most (searchCost): every term's postings once, and each phrase word's positions, each time the phrase names it", () => {
+  const docs: SearchDocument[] = [
+    { doc: 1, title: 'dark mode', body: 'x x x x dark' },
+    { doc: 2, title: 'x', body: 'mode x y' },
+    { doc: 3, title: 'light', body: 'x' },
+  ];
+  const storage = new MemoryPostingStorage();
+  addDocuments(storage, 't', docs.slice(0, 2));
+  storage.setMergedUpTo(2);
+  const tail = new TenantTail();
+  tail.add(docs[2]!);
+  const cost = (query: TextQuery, limit?: number) => searchCost(storage, 't', clausesOf(query), tail, limit);
+  // Terms: their document frequencies, each term once (dark 1, mode 2, x 3).
+  expect(cost({ terms: ['dark', 'mode', 'dark'], phrases: [] })).toBe(3);
+  expect(cost({ terms: ['x'], phrases: [] })).toBe(3);
+  // A phrase adds its words' positions: x has 4 + 2 + 1 = 7, the phrase names it three times.
+  expect(cost({ terms: [], phrases: [['x', 'x', 'x']] })).toBe(3 + 3 * 7);
+  expect(cost({ terms: [], phrases: [['dark', 'mode']] })).toBe(1 + 2 + (2 + 2));
+  // Past the limit it stops counting.
+  expect(cost({ terms: [], phrases: [Array(32).fill('x')] }, 10)).toBeGreaterThan(10);
+  expect(cost({ terms: [], phrases: [Array(32).fill('x')] }, 10)).toBeLessThan(3 + 32 * 7);
+});
+
+test("a search's cost bounds the positions its phrases hold, from the sealed blocks' metas, and copies none of the tail's", () => {
+  const random = prng(3);
+  const docs: SearchDocument[] = Array.from({ length: 700 }, (_, i) => ({ doc: i + 1, title: 'note', body: Array.from({ length: 1 + Math.floor(random() * 30) }, () => (random() < 0.5 ? 'x' : 'y')).join(' ') }));
+  const storage = new MemoryPostingStorage();
+  addDocuments(storage, 't', docs.slice(0, 600));
+  storage.setMergedUpTo(600);
+  const tail = new TenantTail();
+  for (const d of docs.slice(600)) tail.add(d);
+  const copies = jest.spyOn(tail, 'postings');
+  const positions = (word: string) => docs.reduce((n, d) => n + analyze(`${d.title} ${d.body}`).filter((t) => t === word).length, 0);
+  const dfs = (word: string) => docs.filter((d) => analyze(`${d.title} ${d.body}`).includes(word)).length;
+  const cost = searchCost(storage, 't', clausesOf({ terms: [], phrases: [['x', 'y', 'x']] }), tail);
+  expect(cost).toBeGreaterThanOrEqual(dfs('x') + dfs('y') + 2 * positions('x') + positions('y'));
+  // A bound from the metas (a block's count times its largest counts), within a small factor of the truth
+  // here, where counts vary from 1 to about 25 within a block.
+  expect(cost).toBeLessThan(3 * (dfs('x') + dfs('y') + 2 * positions('x') + positions('y')));
+  expect(copies).not.toHaveBeenCalled();
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
-import { INLINE_MAX_POSTINGS, searchWork, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
+import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, searchWork, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
@@ -228,7 +228,9 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('invoice'))).toBe(25);
     expect(work(TENANT, query('17'))).toBe(1);
     expect(work(TENANT, query('17 note'))).toBe(201);
-    expect(work(TENANT, query('"item 17"'))).toBe(201); // a phrase reads the postings of all its words
+    // A phrase reads the postings of all its words, and their positions: "item" once in each record, "17"
+    // in record 17's title and body.
+    expect(work(TENANT, query('"item 17"'))).toBe(201 + 200 + 2);
     expect(work(TENANT, query('17', { type: 'fact' }))).toBe(1);
     // By agent: only while few candidates are asked one by one (past that, the agent's records are read).
     expect(work(TENANT, query('17', { agent_id: 'agent-1' }))).toBe(1);
@@ -237,6 +239,20 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('zebra-never-stored'))).toBe(0);
     expect(work(TENANT, query('17 18 19 20'))).toBe(Infinity); // more clauses than maxClauses
     expect(work('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(0); // a tenant with no records
+  });
+
+  test('a long phrase over a record of one word repeated costs its positions, once for each word of the phrase: never on the caller\'s thread', async () => {
+    const hostile = '0193a000-0000-7000-8000-0000000000ee';
+    const body = 'x '.repeat(32_000).trim();
+    await adapters.records.create(hostile, newRecord(hostile, { agent_id: 'h', type: 'fact', title: 'x', body }, new Date()), { recordQuota: 10, month: '2026-11' });
+    const work = searchWork(adapters.search);
+    // One record holds "x", 32 001 times; the phrase is cut to 32 words, each of which reads them all.
+    const phrase = query(`"${'x '.repeat(1000)}"`);
+    expect(work(hostile, phrase)).toBeGreaterThan(IDLE_INLINE_MAX_POSTINGS);
+    // It is found, on the threads, in one piece.
+    const hits = await pool.search(hostile, phrase);
+    expect(hits.map((h) => h.title)).toEqual(['x']);
+    expect(work(hostile, query('x'))).toBe(1);
   });
 
   test("work below the hop's cost runs on the caller's thread, with the same hits, even while the threads are busy", async () => {

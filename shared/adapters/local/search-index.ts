@@ -8,6 +8,7 @@ import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { filterConditions, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
 import { lowerBound } from '../../search/postings.js';
+import { searchCost } from '../../search/cost.js';
 import { clausesOf, searchIndex, type SearchOptions, type TextQuery } from '../../search/searcher.js';
 import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
@@ -69,24 +70,15 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * An upper bound on the postings a text search reads and the records it checks the filters of: the sum of
-   * its terms' document frequencies, index and tail; a query with more than `maxClauses` clauses is not
-   * counted (Infinity). The search pool runs a search this bounds small on the caller's thread.
+   * An upper bound on the postings and positions a text search reads and the records it checks the filters
+   * of (searchCost, shared/search/cost.ts), from the terms' heads and metas and the tail's counts; a query
+   * with more than `maxClauses` clauses is not counted (Infinity). It stops counting past `limit`. The search
+   * pool runs a search this bounds small on the caller's thread.
    */
-  workBound(tenantId: string, text: TextQuery, maxClauses: number): number {
+  workBound(tenantId: string, text: TextQuery, maxClauses: number, limit = Infinity): number {
     const clauses = clausesOf(text);
     if (clauses.length > maxClauses) return Infinity;
-    return this.inSnapshot(() => {
-      const { tail, upTo } = this.tailOf(tenantId);
-      let work = 0;
-      for (const clause of clauses) {
-        for (const term of clause.terms) {
-          const head = this.postings.head(tenantId, term);
-          work += (head?.df ?? 0) + tail.postings(term, Math.max(upTo, head?.merged ?? 0)).reduce((n, b) => n + b.count, 0);
-        }
-      }
-      return work;
-    });
+    return this.inSnapshot(() => searchCost(this.postings, tenantId, clauses, this.tailOf(tenantId).tail, limit));
   }
 
   private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {

@@ -60,14 +60,16 @@ export const IDLE_INLINE_MAX_POSTINGS = 16_384;
  *   a rare agent in a large tenant).
  * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
  *   to, and asks the filters about no more records than that (an agent filter reads the agent's records only
- *   after 64 rejections, and so is unbounded past that). The frequencies are the index's (one indexed lookup
- *   a term) and the tail's; a query with more than `maxClauses` clauses is not counted.
+ *   after 64 rejections, and so is unbounded past that); a phrase also reads its words' positions, which the
+ *   bound adds from the block metas (shared/search/cost.ts). The frequencies are the index's (one indexed
+ *   lookup a term) and the tail's counts, nothing is copied, and counting stops once the bound passes what
+ *   may run here; a query with more than `maxClauses` clauses is not counted.
  */
 export function searchWork(index: SqliteSearchIndex, { maxClauses = 8 }: { maxClauses?: number } = {}): (tenantId: string, query: SearchQuery) => number {
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
     if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined ? query.limit : Infinity;
-    const work = index.workBound(tenantId, query.text, maxClauses);
+    const work = index.workBound(tenantId, query.text, maxClauses, IDLE_INLINE_MAX_POSTINGS);
     return none(query.agent_id) || work <= 64 ? work : Infinity;
   };
 }

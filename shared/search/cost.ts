@@ -1,0 +1,55 @@
+import { blockPositionCount } from './block.js';
+import { positionsBound } from './metas.js';
+import type { Clause } from './searcher.js';
+import type { PostingStorage } from './storage.js';
+import type { Tail } from './tail.js';
+
+/**
+ * An upper bound on what a search of `clauses` reads in one tenant, in postings and positions, from the
+ * terms' heads and block metas alone (no block is read, no tail position copied):
+ * - a term clause reads at most its term's postings (its document frequency, index and tail), and asks the
+ *   filters about no more documents than that;
+ * - a phrase reads each of its words' postings and, for the documents that hold them all, their positions:
+ *   matching a phrase in a document costs about the sum of its words' positions there (postings.ts), so
+ *   the bound adds, for each word of the phrase (a word the phrase repeats, each time), all the positions
+ *   the term has: the tail's exactly, the open block's from its size, the sealed blocks' from their metas
+ *   (each block's count times its largest counts).
+ * Once the sum passes `limit` it stops and returns what it has (more than `limit`), so the estimate itself
+ * costs no more than about `limit` / BLOCK_SIZE metas: the caller only needs to know it is too much.
+ */
+export function searchCost(storage: PostingStorage, tenant: string, clauses: readonly Clause[], tail: Tail, limit = Infinity): number {
+  const upTo = storage.mergedUpTo();
+  const heads = new Map<string, ReturnType<PostingStorage['head']>>();
+  const headOf = (term: string) => {
+    if (!heads.has(term)) heads.set(term, storage.head(tenant, term));
+    return heads.get(term)!;
+  };
+  const reach = (term: string) => Math.max(upTo, headOf(term)?.merged ?? 0);
+  const postings = (term: string) => (headOf(term)?.df ?? 0) + tail.count(term, reach(term)).postings;
+  let cost = 0;
+  const counted = new Set<string>();
+  for (const clause of clauses) {
+    for (const term of clause.terms) {
+      if (counted.has(term)) continue;
+      counted.add(term);
+      cost += postings(term);
+    }
+  }
+  if (cost > limit) return cost;
+  const positions = new Map<string, number>();
+  for (const clause of clauses) {
+    if (clause.terms.length < 2) continue;
+    for (const term of clause.terms) {
+      let p = positions.get(term);
+      if (p === undefined) {
+        const head = headOf(term);
+        const metas = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
+        p = (metas ? positionsBound(metas) : 0) + (head ? blockPositionCount(head.open) : 0) + tail.count(term, reach(term)).positions;
+        positions.set(term, p);
+      }
+      cost += p;
+      if (cost > limit) return cost;
+    }
+  }
+  return cost;
+}
