@@ -62,7 +62,10 @@ export async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, l
     search: new TableCheckedSearch(search, dynamo.records),
     jobs: index.jobs,
     describe: `records in DynamoDB at ${aws.dynamodbEndpoint ?? `AWS ${aws.region}`} (table ${aws.tables.records}), search index in ${indexFile}`,
-    start: () => poller.start(),
+    start: () => {
+      index.merger.wake();
+      poller.start();
+    },
     // DynamoDB expires idempotency keys itself, with TTL.
     sweep: () => ({ purgedIdempotencyKeys: 0 }),
     settle: (timeoutMs = 10_000) => poller.settle(timeoutMs),

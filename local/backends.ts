@@ -19,7 +19,7 @@ export interface Backend {
   jobs: SqliteJobQueue;
   /** Where the data lives, for the start-up line. */
   describe: string;
-  /** Starts background work: the stream poller in the AWS-shaped backend. */
+  /** Starts background work: the search index's merges, and the stream poller in the AWS-shaped backend. */
   start(): void;
   /** Periodic housekeeping; returns what it did, for the log. */
   sweep(): { purgedIdempotencyKeys: number };
@@ -48,7 +48,9 @@ function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
     ...sqlite,
     search,
     describe: `data in ${config.dataDir}`,
-    start: () => undefined,
+    // The merge thread starts with the server, not at its first write: a backlog that a restart or an
+    // import by the admin CLI left is merged without waiting for one, and so is what another process writes.
+    start: () => sqlite.merger.wake(),
     sweep: () => ({ purgedIdempotencyKeys: sqlite.records.purgeExpiredIdempotencyKeys() }),
     settle: async () => undefined,
     close: async () => {

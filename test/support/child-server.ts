@@ -37,7 +37,8 @@ export interface Exit {
 /** Every child started by this module and not yet exited, so that `killAll` can end them after a test. */
 const live = new Set<ChildProcess>();
 
-function spawnTs(file: string, args: string[], env: Record<string, string>): ChildProcess {
+/** Starts `file` with tsx from the project root, with `childEnv(env)`; `killAll` ends it if it is still running. */
+export function spawnTs(file: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
     cwd: ROOT,
     env: childEnv(env),
