@@ -1,6 +1,7 @@
 import type { ColdStart } from './cold-start.js';
 import type { TenantSpec } from './corpus.js';
 import type { QualityResult } from './quality/score.js';
+import type { HostileRun } from './steps/hostile.js';
 import type { SearchRun } from './steps/searches.js';
 import type { WritePhase } from './steps/writes.js';
 
@@ -19,6 +20,8 @@ export interface BenchResults {
   peer: { name: string; searches: SearchRun[]; quality: QualityResult[] } | null;
   quality: QualityResult[];
   coldStarts: ColdStart[];
+  /** Searches meant to stall the server, beside other tenants' requests (absent in runs made before it was measured). */
+  hostile?: HostileRun;
   goals: Goal[];
 }
 
@@ -97,6 +100,20 @@ export function evaluateGoals(r: BenchResults, smaller: BenchResults | null = nu
     const q = r.quality.find((x) => x.set === set);
     goal = `${set} nDCG@10 ≥ ${floor.toFixed(2)}`;
     goals.push(q ? { goal, measured: q.ndcg10.toFixed(3), met: q.ndcg10 >= floor } : unmeasured(goal, 'not in this run'));
+  }
+
+  goal = 'Beside 4 clients of stalling searches (1 000-word phrases over 64 KB bodies of one word, 5 000-word queries): other tenants\' get, search and write p99 ≤ 50 ms';
+  const h = r.hostile;
+  if (!h) goals.push(unmeasured(goal, 'not in this run'));
+  else {
+    const worstOp = (['get', 'search', 'write'] as const).reduce((w, op) => (h.underLoad[op].p99Ms > h.underLoad[w].p99Ms ? op : w), 'get' as 'get' | 'search' | 'write');
+    goals.push({ goal, measured: `p99 get ${ms(h.underLoad.get.p99Ms)}, search ${ms(h.underLoad.search.p99Ms)}, write ${ms(h.underLoad.write.p99Ms)} (alone: ${ms(h.calm[worstOp].p99Ms)} for ${worstOp})`, met: Math.max(h.underLoad.get.p99Ms, h.underLoad.search.p99Ms, h.underLoad.write.p99Ms) <= 50 });
+  }
+  goal = 'Each stalling search ends within its deadline, with 200 or 503';
+  if (!h) goals.push(unmeasured(goal, 'not in this run'));
+  else {
+    const other = Object.entries(h.hostile.statuses).filter(([status]) => status !== '200' && !status.startsWith('503')).reduce((n, [, c]) => n + c, 0);
+    goals.push({ goal, measured: `${h.hostile.count} searches: ${Object.entries(h.hostile.statuses).map(([status, c]) => `${c} × ${status}`).join(', ')}; longest ${ms(h.hostile.maxMs)} (deadline ${ms(h.deadlineMs)})`, met: other === 0 && h.hostile.late === 0 });
   }
 
   goal = 'Durable writes at concurrency 32: at least 3 000 a second';
@@ -181,6 +198,20 @@ export function markdownReport(r: BenchResults): string {
   lines.push('', '### Search quality', '', ...header(['Set', 'Engine', 'Queries', 'nDCG@10', 'MAP', 'Recall@100', 'No-answer queries returning something']));
   for (const [engineName, results] of [['this service', r.quality], ...(peer ? [[`PostgreSQL ts_rank`, peer.quality] as const] : [])] as const) {
     for (const q of results) lines.push(row([q.set, engineName, q.queries, q.ndcg10.toFixed(3), q.map.toFixed(3), q.recall100.toFixed(3), q.noAnswer.queries === 0 ? '–' : `${q.noAnswer.returnedSomething} of ${q.noAnswer.queries}`]));
+  }
+  if (r.hostile) {
+    const h = r.hostile;
+    lines.push(
+      '',
+      `### Searches meant to stall the server`,
+      '',
+      `${h.clients} clients send a hostile tenant's worst searches without pause for ${h.seconds} s (a quoted phrase of 1 000 words, and a query of 5 000 words, over ${h.records} records whose 64 KB body is one word repeated), while the gets, searches and writes of two ordinary tenants run, one at a time each; the same requests ran ${h.seconds} s alone first.`,
+      '',
+      ...header(['Other tenants\' requests', 'Alone: p50 / p99', 'Beside the stalling searches: p50 / p99', 'Requests (alone / beside)']),
+      ...(['get', 'search', 'write'] as const).map((op) => row([op, `${ms(h.calm[op].p50Ms)} / ${ms(h.calm[op].p99Ms)}`, `${ms(h.underLoad[op].p50Ms)} / ${ms(h.underLoad[op].p99Ms)}`, `${h.calm[op].count} / ${h.underLoad[op].count}`])),
+      '',
+      `The stalling searches: ${h.hostile.count}, ${Object.entries(h.hostile.statuses).map(([status, c]) => `${c} answered ${status}`).join(', ')}; p50 ${ms(h.hostile.p50Ms)}, p99 ${ms(h.hostile.p99Ms)}, longest ${ms(h.hostile.maxMs)}, against a deadline of ${ms(h.deadlineMs)}.`,
+    );
   }
   lines.push('', '### Cold start (bundled as the CDK stack bundles them)', '', ...header(['Lambda', 'Bundle', 'Load in a fresh node (median)', 'Warm handler p50', 'Warm handler p99']));
   for (const c of r.coldStarts) lines.push(row([c.name, `${Math.round(c.bytes / 1000)} kB`, `${c.loadMs.toFixed(1)} ms (of ${c.runs})`, `${c.warmHandlerUs.p50.toFixed(0)} µs`, `${c.warmHandlerUs.p99.toFixed(0)} µs`]));

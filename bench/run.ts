@@ -24,6 +24,7 @@ import { startPostgres, type PostgresPeer } from './peers/postgres.js';
 import { loadIntoPeer, loadThroughApi, scoreSet, type QualityResult } from './quality/score.js';
 import { agentMemory, agentQuestions, cacm, cranfield } from './quality/sets.js';
 import { evaluateGoals, markdownReport, type BenchResults, type TenantRun } from './report.js';
+import { runHostileSearches } from './steps/hostile.js';
 import { runSearches, queryString, type SearchRun } from './steps/searches.js';
 import { loadCorpus } from './steps/writes.js';
 import { note, progress } from './support/progress.js';
@@ -152,6 +153,9 @@ try {
 // 7. Cold starts of the Lambda bundles.
 const coldStarts = await measureColdStarts(note, quick ? { runs: 5, warmCalls: 200 } : {});
 
+// 8. Searches meant to stall the server, beside other tenants' requests, on a server of their own.
+const hostile = await runHostileSearches({ seconds: quick ? 5 : 30 });
+
 const results: BenchResults = {
   date: started.toISOString(),
   mode: quick ? 'quick' : 'full',
@@ -162,6 +166,7 @@ const results: BenchResults = {
   peer,
   quality,
   coldStarts,
+  hostile,
   goals: [],
 };
 results.goals = evaluateGoals(results, results.corpus.records === 1_000_000 ? smallerRun(100_000, corpusOptions.seed!) : null);

@@ -31,7 +31,8 @@ beforeAll(async () => {
     const record = newRecord(TENANT, { agent_id: `agent-${i % 3}`, type: 'fact', title, body, client: null, metadata: i % 2 ? { i } : null }, new Date(at + i));
     await adapters.records.create(TENANT, record, { recordQuota: 1000, month: '2026-11' });
   }
-  pool = poolOf(join(dir, 'memory.db'));
+  // One tenant's searches may use both threads here: these tests are about the threads, not the shares.
+  pool = poolOf(join(dir, 'memory.db'), { maxRunningPerTenant: 2 });
 });
 
 afterAll(async () => {
@@ -157,7 +158,7 @@ describe('the search pool bounds every search', () => {
   });
 
   test('searches beyond the queue fail at once with 503 overloaded; those queued are answered in turn', async () => {
-    const p = stalling({ maxWaiting: 2 });
+    const p = stalling({ maxWaiting: 2, maxWaitingPerTenant: 2 });
     try {
       const running = p.search(TENANT, query('block300'));
       const queued = [p.search(TENANT, query('ok')), p.search(TENANT, query('ok'))];
@@ -165,6 +166,39 @@ describe('the search pool bounds every search', () => {
       expect(refused).toMatchObject({ code: 'overloaded', status: 503, retryAfter: 1 });
       expect(refused.message).toMatch(/Too many searches are waiting \(2\)/);
       expect(await Promise.all([running, ...queued])).toEqual([expect.any(Array), expect.any(Array), expect.any(Array)]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("one tenant's searches never hold every thread: another tenant's search runs at once beside them", async () => {
+    const p = stalling({ threads: 2 });
+    const OTHER = '0193a000-0000-7000-8000-0000000000aa';
+    try {
+      const order: string[] = [];
+      const busy = [1, 2, 3].map((i) => p.search(TENANT, query('block300')).then(() => order.push(`busy ${i}`)));
+      const started = Date.now();
+      await p.search(OTHER, query('ok'));
+      order.push('other');
+      // The first tenant runs on one thread; the second has the other at once, well before 300 ms.
+      expect(Date.now() - started).toBeLessThan(250);
+      await Promise.all(busy);
+      expect(order).toEqual(['other', 'busy 1', 'busy 2', 'busy 3']);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("a tenant may fill half the queue; its next search fails at once with 503 overloaded, another tenant's still waits its turn", async () => {
+    const p = stalling({ maxWaiting: 4 });
+    const OTHER = '0193a000-0000-7000-8000-0000000000aa';
+    try {
+      const running = p.search(TENANT, query('block300'));
+      const queued = [p.search(TENANT, query('ok')), p.search(TENANT, query('ok'))];
+      const refused = await failure(p.search(TENANT, query('ok')));
+      expect(refused).toMatchObject({ code: 'overloaded', status: 503, retryAfter: 1 });
+      expect(refused.message).toMatch(/Too many searches of this tenant are waiting \(2\)/);
+      expect(await Promise.all([running, ...queued, p.search(OTHER, query('ok'))])).toHaveLength(4);
     } finally {
       await p.close();
     }

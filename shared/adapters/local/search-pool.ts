@@ -21,6 +21,13 @@ export interface SearchPoolOptions {
   timeoutMs: number;
   /** Searches that may wait for a free thread; one more fails at once with 503 `overloaded`. */
   maxWaiting: number;
+  /**
+   * Searches of one tenant that may run on the threads at once: all the threads but one unless given (at
+   * least one), so that one tenant's searches, however costly, always leave a thread to the others.
+   */
+  maxRunningPerTenant?: number;
+  /** Searches of one tenant that may wait: half the queue unless given (at least one), so that one tenant cannot fill it. */
+  maxWaitingPerTenant?: number;
   /** The threads' module: the SQLite search worker unless given (the tests give one that stalls on demand). */
   entry?: URL;
   /**
@@ -103,6 +110,10 @@ interface Thread {
  * - A thread runs one search at a time, so the pool always knows which search a reply (or a reply that
  *   cannot be read) belongs to. Searches beyond the free threads wait in a queue of at most `maxWaiting`;
  *   past that, a search fails at once with 503 `overloaded`, so load cannot grow memory without limit.
+ * - No tenant holds every thread, nor fills the queue: a tenant's searches run on at most all the threads
+ *   but one (`maxRunningPerTenant`), the others wait, and the threads go to the oldest search whose tenant
+ *   is below its share; a tenant may have half the queue (`maxWaitingPerTenant`), and its next search fails
+ *   at once with 503 `overloaded`. So one tenant's costly searches leave a thread to everyone else's.
  * - At its deadline a search fails with 503 `search_timeout`, whether it is still waiting (it leaves the
  *   queue) or running. A thread whose search is past its deadline is given as long again to answer, then
  *   stopped and replaced, so a thread that never answers cannot hold its slot for good.
@@ -116,6 +127,11 @@ export class SqliteSearchPool implements SearchIndex {
   /** The threads by slot; null where one died and has not been started again yet. */
   private readonly threads: (Thread | null)[];
   private readonly waiting: Task[] = [];
+  /** Per tenant, its searches on the threads and its searches waiting. */
+  private readonly running = new Map<string, number>();
+  private readonly waitingOf = new Map<string, number>();
+  private readonly maxRunningPerTenant: number;
+  private readonly maxWaitingPerTenant: number;
   private nextId = 0;
   private closed = false;
 
@@ -126,6 +142,8 @@ export class SqliteSearchPool implements SearchIndex {
     const { threads, timeoutMs, maxWaiting } = options;
     if (!Number.isInteger(threads) || threads < 1) throw new Error(`a search pool needs at least one thread, not ${threads}`);
     if (!(timeoutMs > 0) || !Number.isInteger(maxWaiting) || maxWaiting < 0) throw new Error('a search pool needs a positive timeout and a queue of 0 or more');
+    this.maxRunningPerTenant = options.maxRunningPerTenant ?? Math.max(1, threads - 1);
+    this.maxWaitingPerTenant = options.maxWaitingPerTenant ?? Math.max(1, Math.ceil(maxWaiting / 2));
     this.threads = Array.from({ length: threads }, () => this.spawn());
   }
 
@@ -141,10 +159,16 @@ export class SqliteSearchPool implements SearchIndex {
         deadline: setTimeout(() => this.expire(task), this.options.timeoutMs),
         done: false,
       };
-      const thread = this.idleThread();
+      const thread = this.mayRun(tenantId) ? this.idleThread() : undefined;
       if (thread) this.run(thread, task);
-      else if (this.waiting.length < this.options.maxWaiting) this.waiting.push(task);
-      else this.settle(task, new AppError('overloaded', `Too many searches are waiting (${this.options.maxWaiting}); try again in a moment`, 1));
+      else if (this.waiting.length >= this.options.maxWaiting) {
+        this.settle(task, new AppError('overloaded', `Too many searches are waiting (${this.options.maxWaiting}); try again in a moment`, 1));
+      } else if (count(this.waitingOf, tenantId) >= this.maxWaitingPerTenant) {
+        this.settle(task, new AppError('overloaded', `Too many searches of this tenant are waiting (${this.maxWaitingPerTenant}); try again in a moment`, 1));
+      } else {
+        this.waiting.push(task);
+        add(this.waitingOf, tenantId, 1);
+      }
     });
   }
 
@@ -165,6 +189,7 @@ export class SqliteSearchPool implements SearchIndex {
     this.closed = true;
     const closing = new Error('the search pool is closed');
     for (const task of this.waiting.splice(0)) this.settle(task, closing);
+    this.waitingOf.clear();
     await Promise.all(
       this.threads.map((thread) => {
         if (!thread) return undefined;
@@ -200,8 +225,14 @@ export class SqliteSearchPool implements SearchIndex {
     return (this.threads[slot] = this.spawn());
   }
 
+  /** Whether the tenant may have one more search on the threads. */
+  private mayRun(tenantId: string): boolean {
+    return count(this.running, tenantId) < this.maxRunningPerTenant;
+  }
+
   private run(thread: Thread, task: Task): void {
     thread.task = task;
+    add(this.running, task.request.tenantId, 1);
     try {
       thread.worker.postMessage(task.request);
     } catch (error) {
@@ -213,6 +244,7 @@ export class SqliteSearchPool implements SearchIndex {
   private finish(thread: Thread, outcome: Error | (() => SearchHit[])): void {
     const task = thread.task;
     thread.task = null;
+    if (task) add(this.running, task.request.tenantId, -1);
     if (thread.watchdog) clearTimeout(thread.watchdog);
     thread.watchdog = null;
     if (task) {
@@ -234,13 +266,24 @@ export class SqliteSearchPool implements SearchIndex {
     this.finish(thread, reason);
   }
 
-  /** Hands waiting searches to idle threads, oldest first. */
+  /** Hands waiting searches to idle threads, oldest first, passing over those whose tenant has its share of the threads. */
   private dispatch(): void {
-    while (!this.closed && this.waiting.length > 0) {
+    for (let i = 0; !this.closed && i < this.waiting.length; ) {
+      const task = this.waiting[i]!;
+      if (!this.mayRun(task.request.tenantId)) {
+        i++;
+        continue;
+      }
       const thread = this.idleThread();
       if (!thread) return;
-      this.run(thread, this.waiting.shift()!);
+      this.unqueue(i);
+      this.run(thread, task);
     }
+  }
+
+  private unqueue(i: number): void {
+    const [task] = this.waiting.splice(i, 1);
+    add(this.waitingOf, task!.request.tenantId, -1);
   }
 
   private expire(task: Task): void {
@@ -249,7 +292,7 @@ export class SqliteSearchPool implements SearchIndex {
     this.settle(task, new AppError('search_timeout', `The search did not finish within ${seconds} s; try again in a moment`, 1));
     const queued = this.waiting.indexOf(task);
     if (queued >= 0) {
-      this.waiting.splice(queued, 1);
+      this.unqueue(queued);
       return;
     }
     const thread = this.threads.find((t) => t?.task === task);
@@ -269,4 +312,13 @@ export class SqliteSearchPool implements SearchIndex {
     if (result instanceof Error) task.reject(result);
     else task.resolve(result);
   }
+}
+
+const count = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0;
+
+/** Adds `by` to a count, dropping it at 0 so that the map holds only the tenants with searches. */
+function add(counts: Map<string, number>, key: string, by: number): void {
+  const next = count(counts, key) + by;
+  if (next === 0) counts.delete(key);
+  else counts.set(key, next);
 }
