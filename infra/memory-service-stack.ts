@@ -78,6 +78,9 @@ export class MemoryServiceStack extends Stack {
     // Reads: a record by id, a listing (16 partition queries), and the running forget jobs that hide records.
     tables.records.grant(fn.read, 'dynamodb:GetItem', 'dynamodb:Query');
     tables.tenants.grant(fn.read, 'dynamodb:Query');
+    // Only the read function seals and opens listing cursors, so only it knows where the key is and may read it.
+    fn.read.addEnvironment('MEMORY_CURSOR_SECRET_ARN', data.cursorKey.secretArn);
+    data.cursorKey.grantRead(fn.read);
     // The only API function that may delete: a record by id (its old image tells whether it was there; a key
     // bound to an agent reads the record first, to delete only its agent's), a forget's matches (by ids, or by
     // its selectors' partition queries); a large forget is a job item in the tenants table and a message to

@@ -1,5 +1,6 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLES, type TableRole, type TableSpec } from '../../shared/adapters/aws/dynamodb/tables.js';
@@ -25,8 +26,8 @@ export const FORGET_MAX_RECEIVES = 3;
 /**
  * The stateful part: the four tables of shared/adapters/aws/dynamodb/tables.ts (on demand, PITR,
  * encrypted with the AWS managed key, deletion protection in prod, the records stream), the classification
- * queue with its DLQ, the forget queue with its DLQ, and the queue where stream records that still fail
- * after their retries land.
+ * queue with its DLQ, the forget queue with its DLQ, the queue where stream records that still fail
+ * after their retries land, and the secret key that seals listing cursors.
  */
 export class MemoryData extends Construct {
   readonly tables: Record<TableRole, TableV2>;
@@ -36,6 +37,8 @@ export class MemoryData extends Construct {
   /** Large forgets, one message per job (`{"tenant_id","job_id"}`), for the forget worker. */
   readonly forgetQueue: Queue;
   readonly forgetDlq: Queue;
+  /** The key that seals listing cursors (shared/domain/cursor-sealer.ts): a generated string, read by the read function. */
+  readonly cursorKey: Secret;
 
   constructor(scope: Construct, id: string, props: MemoryDataProps) {
     super(scope, id);
@@ -84,6 +87,19 @@ export class MemoryData extends Construct {
       retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.seconds(props.forgetWorkerTimeout.toSeconds() * 6),
       deadLetterQueue: { queue: this.forgetDlq, maxReceiveCount: FORGET_MAX_RECEIVES },
+    });
+
+    // 64 letters and digits, about 380 bits: the HMAC key is the string's bytes. It lives and goes with the
+    // tables, like the records whose cursors it seals.
+    this.cursorKey = new Secret(this, 'CursorKey', {
+      description: 'The key that seals the listing cursors of the memory service (GET /api/v1/record). Changing it invalidates every cursor handed out.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: stage.removalPolicy,
+    });
+    Validations.of(this.cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The cursor key is the service\'s own, shared with no one, and never leaves the read function; a rotation ends every listing in progress (400 invalid_cursor), so it is rotated by hand when needed (docs/deploy.md), not on a schedule.',
     });
   }
 }

@@ -34,7 +34,8 @@ function grantsOf(template: Template, name: string): { on: string; actions: stri
     const text = JSON.stringify(resource);
     const [, kind, id] = /"(Data|Search)([A-Za-z]+?)[0-9A-F]{8}"/.exec(text) ?? [];
     if (!kind) return text;
-    return kind === 'Search' ? `domain:${text.match(/"\/[^"]*"/g)?.join('') ?? ''}` : /Queue|Dlq|Failures/.test(id!) ? `queue:${id}` : `table:${id}`;
+    if (kind === 'Search') return `domain:${text.match(/"\/[^"]*"/g)?.join('') ?? ''}`;
+    return /Queue|Dlq|Failures/.test(id!) ? `queue:${id}` : id === 'CursorKey' ? `secret:${id}` : `table:${id}`;
   };
   return statements
     .filter((st) => !([] as string[]).concat(st.Action).every((a) => a.startsWith('xray:')))
@@ -271,11 +272,37 @@ describe('the stack (dev)', () => {
     expect(unique(dataActions('classifier')).filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
   });
 
-  test('read: GetItem and Query on the records table, Query on the tenants table (forget jobs), nothing else', () => {
+  test('read: GetItem and Query on the records table, Query on the tenants table (forget jobs), the cursor key, nothing else', () => {
     expect(grantsOf(template, 'read')).toEqual([
+      { on: 'secret:CursorKey', actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'] },
       { on: 'table:records', actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
       { on: 'table:tenants', actions: ['dynamodb:Query'] },
     ]);
+  });
+
+  test('the cursor key: a generated secret of 64 letters and digits, removed with a dev stack; the read function has its ARN', () => {
+    const secretId = logicalIdOf(template, 'AWS::SecretsManager::Secret', 'DataCursorKey');
+    const secret = template.findResources('AWS::SecretsManager::Secret')[secretId]!;
+    expect(secret.Properties.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false });
+    expect(secret.DeletionPolicy).toBe('Delete');
+    const variables = functionProps(template, 'read').Environment.Variables;
+    expect(variables.MEMORY_CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
+    // The config schema takes it: an ARN of a secret, as the Ref resolves to.
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:DataCursorKey-AbCdEf';
+    expect(loadAwsConfig({ MEMORY_CURSOR_SECRET_ARN: arn }).cursorSecretArn).toBe(arn);
+    expect(() => loadAwsConfig({ MEMORY_CURSOR_SECRET_ARN: 'memory-cursor-key' })).toThrow(/MEMORY_CURSOR_SECRET_ARN: must be the ARN of a Secrets Manager secret/);
+  });
+
+  test('only the read function knows where the cursor key is, and only it may read it', () => {
+    const secretId = logicalIdOf(template, 'AWS::SecretsManager::Secret', 'DataCursorKey');
+    const knowing = SERVICE_FUNCTIONS.filter((name) => 'MEMORY_CURSOR_SECRET_ARN' in functionProps(template, name).Environment.Variables);
+    expect(knowing).toEqual(['read']);
+    const readers = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, p]) => JSON.stringify(p).includes('secretsmanager:') || JSON.stringify(p).includes(secretId))
+      .map(([id]) => id);
+    expect(readers).toEqual([expect.stringMatching(/^readServiceRoleDefaultPolicy[0-9A-F]{8}$/)]);
+    // Nor may anyone else by the secret's own policy.
+    template.resourceCountIs('AWS::SecretsManager::ResourcePolicy', 0);
   });
 
   test('usage: GetItem on the usage table, nothing else (it writes no counter and reads no record)', () => {
@@ -348,6 +375,8 @@ describe('the stack (prod)', () => {
       expect(table.DeletionPolicy).toBe('Retain');
       for (const replica of table.Properties.Replicas) expect(replica.DeletionProtectionEnabled).toBe(true);
     }
+    // The cursor key is kept with them: a stack removed and deployed again over the kept tables keeps its cursors.
+    for (const secret of Object.values(template.findResources('AWS::SecretsManager::Secret'))) expect(secret.DeletionPolicy).toBe('Retain');
     template.hasResourceProperties('AWS::OpenSearchService::Domain', {
       ClusterConfig: Match.objectLike({
         InstanceType: 'r7g.large.search',

@@ -31,6 +31,11 @@ export const awsEnvSchema = z.object({
   /** The forget queue's maxReceiveCount: the forget worker marks a job failed on its last delivery. */
   FORGET_MAX_RECEIVES: z.coerce.number().int().min(1).max(1000).default(3),
   /**
+   * The Secrets Manager secret (its ARN) whose value is the key that seals listing cursors; the read Lambda
+   * needs it. The local runtime keeps its key in its SQLite file instead and ignores this.
+   */
+  MEMORY_CURSOR_SECRET_ARN: z.string().regex(/^arn:[\w-]+:secretsmanager:/, 'must be the ARN of a Secrets Manager secret').optional(),
+  /**
    * The deployed REST API, its stage and its default usage plan, from the stack's outputs. The admin CLI
    * needs all three to register keys with API Gateway; set none of them locally.
    */
@@ -57,6 +62,8 @@ export interface AwsConfig {
   opensearch: { endpoint: string | undefined; index: string; searchTimeoutMs: number };
   classificationQueueUrl: string | undefined;
   forget: { queueUrl: string | undefined; maxReceives: number };
+  /** The secret that holds the listing cursors' key (the read Lambda's); undefined locally. */
+  cursorSecretArn: string | undefined;
   /** The API Gateway side of key issuance; null unless all three MEMORY_API_* settings are given. */
   gateway: GatewaySettings | null;
   /** The classification worker's Bedrock model; null for the linear model (MEMORY_CLASSIFIER=linear). */
@@ -101,6 +108,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv): AwsConfig {
     opensearch: { endpoint: c.OPENSEARCH_ENDPOINT, index: c.OPENSEARCH_INDEX, searchTimeoutMs: c.MEMORY_SEARCH_TIMEOUT_MS },
     classificationQueueUrl: c.CLASSIFICATION_QUEUE_URL,
     forget: { queueUrl: c.FORGET_QUEUE_URL, maxReceives: c.FORGET_MAX_RECEIVES },
+    cursorSecretArn: c.MEMORY_CURSOR_SECRET_ARN,
     gateway: apiId && stage && defaultUsagePlanId ? { apiId, stage, defaultUsagePlanId } : null,
     bedrock: c.BEDROCK_MODEL_ID !== undefined ? { modelId: c.BEDROCK_MODEL_ID, timeoutMs: c.BEDROCK_TIMEOUT_MS } : null,
     serviceName: c.POWERTOOLS_SERVICE_NAME,
