@@ -73,7 +73,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   const lambdaLogger = () => logger.createChild();
   const record = createRecordHandler({ records, logger: lambdaLogger() });
   const classify = createClassifyHandler({ classifier, logger: lambdaLogger() });
-  const read = createReadHandler({ records, logger: lambdaLogger() });
+  const read = createReadHandler({ records, cursors: () => backend.cursors, logger: lambdaLogger() });
   const forget = createForgetHandler({ records, logger: lambdaLogger() });
   const routes: Route[] = [
     { method: 'POST', path: '/api/v1/record', name: 'record', handler: record },

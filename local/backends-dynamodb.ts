@@ -17,6 +17,7 @@ import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js'
 import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import { CursorSealer } from '../shared/domain/cursor-sealer.js';
 import { NoDatabaseError, searchOn, type AdminStores, type Backend } from './backends.js';
 import type { LocalConfig } from './config.js';
 import { inProcessForgetJobs } from './forget-jobs.js';
@@ -61,6 +62,9 @@ export async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, l
     // As the query Lambda does: hits checked against the table, since the index follows the stream.
     search: new TableCheckedSearch(search, dynamo.records),
     jobs: index.jobs,
+    // Kept in the index file, which goes with the records table: a new table (and so no record a cursor
+    // could point at) makes a new key.
+    cursors: new CursorSealer(index.secrets.get('cursor-key')),
     describe: `records in DynamoDB at ${aws.dynamodbEndpoint ?? `AWS ${aws.region}`} (table ${aws.tables.records}), search index in ${indexFile}`,
     start: () => {
       index.merger.wake();

@@ -6,6 +6,7 @@ import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
 import { searchWork, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
 import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
 import { ThreadMerger, type SearchMerger } from '../shared/adapters/local/search-merger.js';
+import { CursorSealer } from '../shared/domain/cursor-sealer.js';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
 import type { LocalConfig } from './config.js';
 
@@ -17,6 +18,11 @@ export interface Backend {
   usage: UsageMeter;
   /** The classification queue: the SQLite outbox in both backends (it plays SQS in the AWS-shaped one). */
   jobs: SqliteJobQueue;
+  /**
+   * The sealer of listing cursors, its key kept in the SQLite file of both backends (the AWS-shaped one
+   * keeps its index there), so that a restart on the same data keeps cursors valid.
+   */
+  cursors: CursorSealer;
   /** Where the data lives, for the start-up line. */
   describe: string;
   /** Starts background work: the search index's merges, and the stream poller in the AWS-shaped backend. */
@@ -47,6 +53,7 @@ function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
   return {
     ...sqlite,
     search,
+    cursors: new CursorSealer(sqlite.secrets.get('cursor-key')),
     describe: `data in ${config.dataDir}`,
     // The merge thread starts with the server, not at its first write: a backlog that a restart or an
     // import by the admin CLI left is merged without waiting for one, and so is what another process writes.

@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { CursorSealer } from '../../shared/domain/cursor-sealer.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
 import { publicRecord, recordIdOf } from '../../shared/domain/record.js';
@@ -11,6 +12,11 @@ import type { RecordStore } from '../../shared/ports.js';
 
 export interface ReadHandlerDeps {
   records: Pick<RecordStore, 'get' | 'list'>;
+  /**
+   * The sealer of listing cursors, asked for on each listing (never for a read by id). On AWS its key is
+   * read from Secrets Manager on the first listing of a cold start, and a failed read throws: a 500.
+   */
+  cursors: () => CursorSealer | Promise<CursorSealer>;
   logger: Logger;
 }
 
@@ -22,7 +28,7 @@ export const recordNotFound = () => new AppError('not_found', 'No record with th
  * records, in one function because they need the same read-only access and nothing else. Neither counts
  * against a quota.
  */
-export function createReadHandler({ records, logger }: ReadHandlerDeps) {
+export function createReadHandler({ records, cursors, logger }: ReadHandlerDeps) {
   return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
     const principal = principalOf(event);
     const { tenantId } = principal;
@@ -34,14 +40,16 @@ export function createReadHandler({ records, logger }: ReadHandlerDeps) {
       if (!record || !mayRead(principal, record)) throw recordNotFound();
       return jsonResult(200, publicRecord(record));
     }
-    const request = listRequest(tenantId, parseListParams(event.queryStringParameters ?? {}));
+    const params = parseListParams(event.queryStringParameters ?? {});
+    const sealer = await cursors();
+    const request = listRequest(tenantId, params, sealer);
     // A key bound to an agent lists that agent's records (the cursor keeps the filters as the caller sent them).
     const filters = { ...request.filters, agent_id: agentFor(principal, request.filters.agent_id) };
     // One more than the page: whether there is a next page is known without an empty last page.
     const found = await records.list(tenantId, { ...request, filters, limit: request.limit + 1 });
     const page = found.slice(0, request.limit);
     const last = page.at(-1);
-    const next_cursor = found.length > request.limit && last ? encodeCursor(tenantId, request, last) : null;
+    const next_cursor = found.length > request.limit && last ? encodeCursor(tenantId, request, last, sealer) : null;
     return jsonResult(200, { records: page.map(publicRecord), next_cursor });
   });
 }

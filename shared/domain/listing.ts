@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type { CursorSealer } from './cursor-sealer.js';
 import { AppError } from './errors.js';
 import { z } from 'zod';
 import { RECORD_TYPES, type RecordType } from './record.js';
@@ -83,24 +83,24 @@ const cursorPayloadSchema = z.strictObject({
   p: z.tuple([instant, z.string().max(64)]),
 });
 
-/** The check part of a cursor: it binds the payload to the tenant without saying which tenant it is. */
-function seal(tenantId: string, payload: string): string {
-  return createHash('sha256').update(`${tenantId}\n${payload}`).digest('base64url').slice(0, 22);
-}
-
-/** The cursor of the page after `last`, for this tenant, filters and order. Opaque to callers. */
-export function encodeCursor(tenantId: string, request: Pick<ListRequest, 'filters' | 'order'>, last: Position): string {
+/**
+ * The cursor of the page after `last`, for this tenant, filters and order: its payload, then the sealer's
+ * tag, which binds the payload to the tenant without saying which tenant it is. Opaque to callers.
+ */
+export function encodeCursor(tenantId: string, request: Pick<ListRequest, 'filters' | 'order'>, last: Position, sealer: CursorSealer): string {
   const payload: CursorPayload = { v: 1, f: canonicalFilters(request.filters), o: request.order, p: [last.created_at, last.id] };
   const text = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${text}.${seal(tenantId, text)}`;
+  return `${text}.${sealer.seal(tenantId, text)}`;
 }
 
 const invalidCursor = (why: string) => new AppError('invalid_cursor', `cursor ${why}`);
 
-function decodeCursor(tenantId: string, cursor: string): CursorPayload {
+function decodeCursor(tenantId: string, cursor: string, sealer: CursorSealer): CursorPayload {
   const [text, check, extra] = cursor.split('.');
-  if (text === undefined || check === undefined || extra !== undefined || seal(tenantId, text) !== check) {
-    throw invalidCursor('was not made by this service for this tenant: pass the next_cursor of a page as it came');
+  if (text === undefined || check === undefined || extra !== undefined || !sealer.verifies(tenantId, text, check)) {
+    throw invalidCursor(
+      'was not made by this service for this tenant, or was sealed with a key the service no longer has: pass the next_cursor of a page as it came, or start again from the first page',
+    );
   }
   let payload: unknown;
   try {
@@ -117,12 +117,13 @@ function decodeCursor(tenantId: string, cursor: string): CursorPayload {
  * The page a listing's query string asks for. Without a cursor: the first page of its filters and order.
  * With one: the page after the cursor's position, with the cursor's filters and order; the query string may
  * repeat them or name none of them, and anything else is 400 `invalid_cursor`, since a cursor's position
- * means nothing under other filters.
+ * means nothing under other filters. A cursor whose tag `sealer` does not verify (altered, another tenant's,
+ * or sealed with another key) is 400 `invalid_cursor` too.
  */
-export function listRequest(tenantId: string, params: ListParams): ListRequest {
+export function listRequest(tenantId: string, params: ListParams, sealer: CursorSealer): ListRequest {
   const given = canonicalFilters(params);
   if (params.cursor === undefined) return { filters: given, order: params.order ?? 'desc', limit: params.limit };
-  const cursor = decodeCursor(tenantId, params.cursor);
+  const cursor = decodeCursor(tenantId, params.cursor, sealer);
   const named = Object.keys(given).length > 0;
   if (named && JSON.stringify(given) !== JSON.stringify(cursor.f)) {
     throw invalidCursor('was made for other filters: send the filters of the first page again, or none');

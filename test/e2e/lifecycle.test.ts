@@ -3,6 +3,7 @@
  * with a cursor, forgetting many records; and that no read ever returns a deleted record, with reads racing
  * the deletes.
  */
+import { flipCharacter, resealUnkeyed } from '../support/forged-cursor.js';
 import { aRecord, startTestService, type Client, type TestService } from '../support/local-service.js';
 
 let svc: TestService;
@@ -16,7 +17,7 @@ beforeEach(async () => {
   api = svc.client((await svc.newTenant()).api_key);
 });
 
-async function write(overrides: Record<string, unknown> = {}): Promise<{ id: string; created_at: string; location: string }> {
+async function write(overrides: Record<string, unknown> = {}): Promise<{ id: string; created_at: string; tenant_id: string; location: string }> {
   const r = await api.remember(aRecord(overrides));
   expect(r.status).toBe(201);
   return { ...r.body, location: r.headers.get('location')! };
@@ -129,6 +130,59 @@ describe('listing', () => {
     for (const query of [`?agent_id=y&client=acme&cursor=${cursor}`, `?agent_id=x&cursor=${cursor}`, `?order=desc&cursor=${cursor}`, '?cursor=garbage', `?cursor=${cursor}x`]) {
       const r = await listPage(query);
       expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'invalid_cursor' });
+    }
+  });
+
+  test('a cursor re-sealed by the caller, with the unkeyed check of tenant and payload, is 400 invalid_cursor', async () => {
+    const mine = [];
+    for (let i = 0; i < 3; i++) mine.push(await write({ agent_id: 'x' }));
+    await write({ agent_id: 'y' });
+    const tenantId = mine[0]!.tenant_id;
+    const first = await listPage('?agent_id=x&order=asc&limit=1');
+    const cursor: string = first.body.next_cursor;
+    const forgeries = {
+      // The payload as it came, sealed again: the check alone must be the service's.
+      'the same payload': resealUnkeyed(tenantId, cursor),
+      // Back to the start of the listing, to read a page again or past its end.
+      'another position': resealUnkeyed(tenantId, cursor, (p) => ({ ...p, p: ['0001-01-01T00:00:00.000Z', ''] })),
+      // Other filters: agent y's records on a listing that asked for agent x's.
+      'other filters': resealUnkeyed(tenantId, cursor, (p) => ({ ...p, f: {} })),
+      'another order': resealUnkeyed(tenantId, cursor, (p) => ({ ...p, o: 'desc' })),
+    };
+    const answers = [];
+    for (const [what, forged] of Object.entries(forgeries)) {
+      const r = await listPage(`?cursor=${encodeURIComponent(forged)}`);
+      answers.push({ what, status: r.status, error: r.body.error, records: r.body.records?.length });
+    }
+    expect(answers).toEqual(Object.keys(forgeries).map((what) => ({ what, status: 400, error: 'invalid_cursor', records: undefined })));
+    // The cursor as it came still pages on.
+    const second = await listPage(`?limit=1&cursor=${encodeURIComponent(cursor)}`);
+    expect({ status: second.status, ids: second.body.records.map((r: { id: string }) => r.id) }).toEqual({ status: 200, ids: [mine[1]!.id] });
+  });
+
+  test('a cursor with any one character changed is 400 invalid_cursor', async () => {
+    for (let i = 0; i < 2; i++) await write();
+    const cursor: string = (await listPage('?limit=1')).body.next_cursor;
+    const tag = cursor.indexOf('.');
+    // The payload's first and last characters, the dot, and every character of the tag.
+    for (const index of [0, tag - 1, tag, ...Array.from({ length: cursor.length - tag - 1 }, (_, k) => tag + 1 + k)]) {
+      const r = await listPage(`?cursor=${encodeURIComponent(flipCharacter(cursor, index))}`);
+      expect({ index, status: r.status, error: r.body.error }).toEqual({ index, status: 400, error: 'invalid_cursor' });
+    }
+  });
+
+  test('a cursor stays valid across a restart of the server on the same data', async () => {
+    const own = await startTestService();
+    try {
+      const client = own.client(own.tenant.api_key);
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await client.remember(aRecord({ title: `r${i}` }))).body.id);
+      const first = await client.request('GET', '/api/v1/record?order=asc&limit=1');
+      await own.restart();
+      const second = await client.request('GET', `/api/v1/record?cursor=${encodeURIComponent(first.body.next_cursor)}`);
+      expect({ status: second.status, ids: second.body.records.map((r: { id: string }) => r.id) }).toEqual({ status: 200, ids: ids.slice(1) });
+    } finally {
+      await own.stop();
     }
   });
 

@@ -14,6 +14,7 @@ const LAMBDA_ENV = {
   CLASSIFICATION_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/memory-classification',
   FORGET_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/memory-forget',
   FORGET_MAX_RECEIVES: '3',
+  MEMORY_CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:memory-cursor-key-AbCdEf',
 };
 
 describe('Lambda bundles', () => {
@@ -63,6 +64,22 @@ describe('Lambda bundles', () => {
         stdio: 'pipe',
       }),
     ).toThrow(/FORGET_QUEUE_URL is required/);
+  });
+
+  test('the read entry needs its cursor secret: without MEMORY_CURSOR_SECRET_ARN it fails at cold start and names it; its bundle has the Secrets Manager client and no other parameter store', async () => {
+    const outfile = join(dir, 'read-missing', 'index.mjs');
+    const result = await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/read/index.ts'], outfile, metafile: true });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((input) => input.includes('@aws-sdk/client-secrets-manager/'))).toBe(true);
+    expect(inputs.filter((input) => /@aws-sdk\/client-(ssm|appconfigdata)\//.test(input))).toEqual([]);
+    const { MEMORY_CURSOR_SECRET_ARN: _omitted, ...env } = LAMBDA_ENV;
+    expect(() =>
+      execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
+        env: { PATH: process.env.PATH, ...env },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      }),
+    ).toThrow(/MEMORY_CURSOR_SECRET_ARN is required/);
   });
 
   test('the usage entry reads DynamoDB only: no OpenSearch, SQS or Bedrock client in its bundle, and it loads without their settings', async () => {

@@ -89,6 +89,7 @@ test('a database of the engine before search_newest gets it, for every merged re
   const db = new Database(file);
   // Back to the schema before search_newest: without it, and with the listing indexes of then.
   db.exec(`
+    DROP TABLE service_secrets;
     DROP TABLE search_newest;
     DROP TRIGGER records_seq_is_new;
     DROP TRIGGER records_seq_counter;

@@ -1,6 +1,7 @@
 import { jsonValueProblem } from '../../shared/domain/json-value.js';
 import { LIMITS, RECORD_TYPES } from '../../shared/domain/record.js';
 import { isBlank, unpairedSurrogateAt } from '../../shared/domain/text.js';
+import { CursorSealer } from '../../shared/domain/cursor-sealer.js';
 import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
 import { parseClassifyInput, parseForgetInput, parseListParams, parseRecordInput, parseSearchParams } from '../../shared/domain/validation.js';
 
@@ -190,12 +191,13 @@ describe('dates: every instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59
   );
 
   const tenant = '01900000-0000-7000-8000-000000000000';
+  const sealer = new CursorSealer(Buffer.alloc(32, 7));
   const last = { created_at: '2026-11-10T12:00:00.000Z', id: '019a6d8a-8c00-7000-8000-000000000000' };
 
   test("a listing from 0001-01-01 to 9999-12-31T23:59:59.999Z pages on with its own cursor", () => {
-    const first = listRequest(tenant, parseListParams({ since: '0001-01-01', until: '9999-12-31T23:59:59.999Z' }));
-    const cursor = encodeCursor(tenant, first, last);
-    expect(listRequest(tenant, parseListParams({ cursor }))).toEqual({ ...first, after: last });
+    const first = listRequest(tenant, parseListParams({ since: '0001-01-01', until: '9999-12-31T23:59:59.999Z' }), sealer);
+    const cursor = encodeCursor(tenant, first, last, sealer);
+    expect(listRequest(tenant, parseListParams({ cursor }), sealer)).toEqual({ ...first, after: last });
   });
 
   test.each([
@@ -205,7 +207,7 @@ describe('dates: every instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59
     ['an until without milliseconds', { until: '2026-01-01T00:00:00Z' }, last],
     ['a position before 0001', {}, { ...last, created_at: '0000-06-01T00:00:00.000Z' }],
   ])('a cursor with %s, which the service never makes, is invalid_cursor', (_what, filters, position) => {
-    const cursor = encodeCursor(tenant, { filters, order: 'desc' }, position);
-    expect(codeOf(() => listRequest(tenant, parseListParams({ cursor })))).toBe('invalid_cursor');
+    const cursor = encodeCursor(tenant, { filters, order: 'desc' }, position, sealer);
+    expect(codeOf(() => listRequest(tenant, parseListParams({ cursor }), sealer))).toBe('invalid_cursor');
   });
 });

@@ -155,6 +155,16 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE search_state SET merged_upto = 0, tail_gen = tail_gen + 1 WHERE EXISTS (SELECT 1 FROM temp.damaged);
   DROP TABLE temp.damaged;
   `,
+  // The service's own secrets, kept with the data they protect (service-secrets.ts): the key that seals
+  // listing cursors, made on first need from crypto.randomBytes. A restart reads the same key, so cursors
+  // stay valid; a new data directory makes a new one.
+  `
+  CREATE TABLE service_secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -4,6 +4,7 @@ import { SqliteKeyStore } from './key-store.js';
 import { SqliteRecordStore } from './record-store.js';
 import { SqliteSearchIndex } from './search-index.js';
 import { InlineMerger, type SearchMerger } from './search-merger.js';
+import { SqliteServiceSecrets } from './service-secrets.js';
 import { SqliteUsageMeter } from './usage-meter.js';
 
 /** Every port, on one SQLite database. */
@@ -14,6 +15,8 @@ export interface SqliteAdapters {
   keys: SqliteKeyStore;
   usage: SqliteUsageMeter;
   jobs: SqliteJobQueue;
+  /** The service's own secrets, kept in the database: the key that seals listing cursors. */
+  secrets: SqliteServiceSecrets;
   /** Who merges the records into the search index (search-merger.ts); the writes wake it. */
   merger: SearchMerger;
   /** Closes the database; a thread merger is the owner's to close first (its `close` waits for it). */
@@ -40,6 +43,7 @@ export function openSqliteAdapters(file: string, options: SqliteAdaptersOptions 
     keys: new SqliteKeyStore(db),
     usage,
     jobs: new SqliteJobQueue(db),
+    secrets: new SqliteServiceSecrets(db),
     close: () => {
       if (merger instanceof InlineMerger) void merger.close();
       usage.close();
