@@ -107,7 +107,7 @@ export interface ListQuery {
    */
   limit?: number;
   /**
-   * The next_cursor of the page before. It carries the filters and the order: send the same ones again, or none. A cursor with other filters, or not made for this tenant, is 400 invalid_cursor.
+   * The next_cursor of the page before, as it came: it is opaque and sealed with the service's key. It carries the filters and the order: send the same ones again, or none. A cursor with other filters, altered, not made for this tenant, or sealed with a key the service no longer has, is 400 invalid_cursor.
    */
   cursor?: string;
 }
