@@ -13,7 +13,7 @@ import type { SearchMerger } from '../../shared/adapters/local/search-merger.js'
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord, type RecordType, type StoredRecord } from '../../shared/domain/record.js';
-import type { ForgetSelectors, SearchIndex } from '../../shared/ports.js';
+import type { ForgetOutcome, ForgetSelectors, RecordStore, SearchIndex } from '../../shared/ports.js';
 import { indexProblems } from '../support/index-invariants.js';
 import { oracleSearch } from '../support/search-oracle.js';
 
@@ -65,34 +65,73 @@ interface Model {
   clock: number;
 }
 
-/** The system: the SQLite adapters on a file, a reader's connection beside them, and the merge batch under way. */
+/**
+ * What the model drives: a record store, the way a record gets a new text, the searches to check, and the
+ * SQLite index's connection, on which the merge is stepped and the invariants are checked. The SQLite
+ * system (below) is the embedded default; aws-shaped-system.ts is DynamoDB Local with its stream feeding
+ * the index.
+ */
+export interface ModelSystem {
+  readonly records: RecordStore;
+  /** Gives a stored record a new text, as the AWS-shaped mode's stream does (SqliteDocumentIndex). */
+  changeText(record: StoredRecord): Promise<void>;
+  /** The searches to check, each by a name for the report. */
+  searchers(): [string, SearchIndex][];
+  /** A connection to the SQLite index that the merge steps and the invariant checks use. */
+  indexDb(): Db;
+  /** Waits until every change so far has reached the index (at once on SQLite). */
+  settle(): Promise<void>;
+  /** Closes everything and opens it again on the same data, as a process restart does. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The embedded default on a file: the SQLite adapters, with a reader's connection beside them as a search thread has. */
+export function sqliteSystem(file: string, plant: (db: Db) => void = () => undefined): ModelSystem {
+  let adapters: SqliteAdapters;
+  let documents: SqliteDocumentIndex;
+  let reader: { db: Db; search: SqliteSearchIndex };
+  const open = () => {
+    adapters = openSqliteAdapters(file, { merger: () => MANUAL });
+    plant(adapters.db);
+    documents = new SqliteDocumentIndex(adapters.db);
+    const db = openReadOnlyDatabase(file);
+    reader = { db, search: new SqliteSearchIndex(db) };
+  };
+  const close = () => {
+    reader.db.close();
+    adapters.close();
+  };
+  open();
+  return {
+    get records() {
+      return adapters.records;
+    },
+    changeText: async (record) => expect(await documents.apply([{ kind: 'upsert', record }])).toEqual([null]),
+    searchers: () => [['writer', adapters.search], ['reader', reader.search]],
+    indexDb: () => adapters.db,
+    settle: async () => undefined,
+    restart: async () => {
+      close();
+      open();
+    },
+    close: async () => close(),
+  };
+}
+
+/** The system under test and the merge batch the model has under way on its index. */
 class Real {
-  adapters!: SqliteAdapters;
-  documents!: SqliteDocumentIndex;
-  reader!: { db: Db; search: SqliteSearchIndex };
-  merge!: SearchMerge;
+  merge: SearchMerge;
   batch: MergeBatch | null = null;
 
-  constructor(
-    readonly file: string,
-    private readonly plant: (db: Db) => void,
-  ) {
-    this.open();
+  constructor(readonly system: ModelSystem) {
+    this.merge = new SearchMerge(system.indexDb());
   }
 
-  open(): void {
-    this.adapters = openSqliteAdapters(this.file, { merger: () => MANUAL });
-    this.plant(this.adapters.db);
-    this.documents = new SqliteDocumentIndex(this.adapters.db);
-    const db = openReadOnlyDatabase(this.file);
-    this.reader = { db, search: new SqliteSearchIndex(db) };
-    this.merge = new SearchMerge(this.adapters.db);
+  async restart(): Promise<void> {
+    await this.system.restart();
+    this.merge = new SearchMerge(this.system.indexDb());
     this.batch = null;
-  }
-
-  close(): void {
-    this.reader.db.close();
-    this.adapters.close();
   }
 }
 
@@ -138,7 +177,7 @@ class Write implements Command {
   async run(m: Model, r: Real) {
     const text = textOf(m, this.text);
     const record = stored(m, this.tenant, this.agent, this.type, text, BASE + 1000 * m.clock++);
-    await r.adapters.records.create(TENANTS[this.tenant]!, record, WRITE);
+    await r.system.records.create(TENANTS[this.tenant]!, record, WRITE);
     m.live.push(modelOf(record, this.tenant, text.token));
   }
   toString = () => `write(t${this.tenant}, ${this.agent}, ${JSON.stringify(this.text)})`;
@@ -155,8 +194,8 @@ class Together implements Command {
       return { record: stored(m, tenant, AGENTS[0]!, 'fact', t, BASE + 1000 * m.clock++), tenant, token: t.token };
     });
     await Promise.all([
-      ...made.map(({ record }) => r.adapters.records.create(record.tenant_id, record, WRITE)),
-      ...targets.map((t) => r.adapters.records.delete(TENANTS[t.tenant]!, t.id)),
+      ...made.map(({ record }) => r.system.records.create(record.tenant_id, record, WRITE)),
+      ...targets.map((t) => r.system.records.delete(TENANTS[t.tenant]!, t.id)),
     ]);
     forgetLocally(m, (x) => targets.includes(x));
     for (const { record, tenant, token } of made) m.live.push(modelOf(record, tenant, token));
@@ -169,7 +208,7 @@ class Delete implements Command {
   check = (m: Readonly<Model>) => m.live.length > 0;
   async run(m: Model, r: Real) {
     const target = picked(m, this.pick);
-    expect(await r.adapters.records.delete(TENANTS[target.tenant]!, target.id)).not.toBeNull();
+    expect(await r.system.records.delete(TENANTS[target.tenant]!, target.id)).not.toBeNull();
     forgetLocally(m, (x) => x === target);
   }
   toString = () => `delete(${this.pick})`;
@@ -183,7 +222,7 @@ class ChangeText implements Command {
     const target = picked(m, this.pick);
     const text = textOf(m, this.text);
     const record: StoredRecord = { ...storedOf(target), title: text.title, body: text.body };
-    expect(await r.documents.apply([{ kind: 'upsert', record }])).toEqual([null]);
+    await r.system.changeText(record);
     m.goneTokens.push(target.token);
     Object.assign(target, { title: text.title, body: text.body, token: text.token });
   }
@@ -201,8 +240,8 @@ class Forget implements Command {
     const until = Math.min(at, this.beforeSteps === undefined ? Infinity : BASE + 1000 * this.beforeSteps);
     const gone = (x: ModelRecord) => x.tenant === this.tenant && (selectors.agent_id === undefined || x.agent === selectors.agent_id) && Date.parse(x.created_at) < until;
     const expected = m.live.filter(gone).length;
-    const outcome = await r.adapters.records.forget(TENANTS[this.tenant]!, selectors, { dryRun: false, at: new Date(at) });
-    expect(outcome).toEqual({ kind: 'done', matched: expected, deleted: expected });
+    const outcome = await finished(r, this.tenant, await r.system.records.forget(TENANTS[this.tenant]!, selectors, { dryRun: false, at: new Date(at) }));
+    expect(outcome).toEqual({ matched: expected, deleted: expected });
     forgetLocally(m, gone);
   }
   toString = () => `forget(t${this.tenant}, agent ${this.agent}, before ${this.beforeSteps})`;
@@ -218,8 +257,8 @@ class ForgetIds implements Command {
     if (this.withGone && m.goneIds.length > 0) ids.push(m.goneIds[0]!);
     const gone = (x: ModelRecord) => x.tenant === this.tenant && named.includes(x);
     const expected = m.live.filter(gone).length;
-    const outcome = await r.adapters.records.forget(TENANTS[this.tenant]!, { ids }, { dryRun: false, at: new Date(BASE + 1000 * m.clock++) });
-    expect(outcome).toEqual({ kind: 'done', matched: expected, deleted: expected });
+    const outcome = await finished(r, this.tenant, await r.system.records.forget(TENANTS[this.tenant]!, { ids }, { dryRun: false, at: new Date(BASE + 1000 * m.clock++) }));
+    expect(outcome).toEqual({ matched: expected, deleted: expected });
     forgetLocally(m, gone);
   }
   toString = () => `forgetIds(t${this.tenant}, ${JSON.stringify(this.picks)}${this.withGone ? ', and a gone id' : ''})`;
@@ -240,7 +279,7 @@ class Import implements Command {
     // A record of the tenant already stored is skipped: the import runs again without change.
     const mine = m.live.find((x) => x.tenant === this.tenant);
     if (this.again && mine) records.push(storedOf(mine));
-    const result = await r.adapters.records.import(TENANTS[this.tenant]!, records);
+    const result = await r.system.records.import(TENANTS[this.tenant]!, records);
     expect(result).toEqual({ imported: made.length, skipped: this.again && mine ? 1 : 0, taken: 0 });
     for (const { record, token } of made) m.live.push(modelOf(record, this.tenant, token));
   }
@@ -252,7 +291,7 @@ class EraseTenant implements Command {
   check = () => true;
   async run(m: Model, r: Real) {
     const expected = m.live.filter((x) => x.tenant === this.tenant).length;
-    const erased = await r.adapters.records.eraseTenant(TENANTS[this.tenant]!);
+    const erased = await r.system.records.eraseTenant(TENANTS[this.tenant]!);
     expect(erased.records).toBe(expected);
     forgetLocally(m, (x) => x.tenant === this.tenant);
   }
@@ -264,6 +303,7 @@ class MergeStep implements Command {
   constructor(readonly maxDocs: number, readonly terms: number) {}
   check = () => true;
   async run(_m: Model, r: Real) {
+    await r.system.settle();
     r.batch ??= r.merge.begin(this.maxDocs);
     if (!r.batch) return;
     if (r.batch.step({ terms: this.terms }) !== 'again') r.batch = null;
@@ -286,9 +326,8 @@ class Restart implements Command {
   constructor(readonly atOpen: boolean) {}
   check = () => true;
   async run(_m: Model, r: Real) {
-    r.close();
-    r.open();
-    if (this.atOpen) mergeBacklogAtOpen(r.adapters.db, () => undefined, { minDocs: 1, batch: 7 });
+    await r.restart();
+    if (this.atOpen) mergeBacklogAtOpen(r.system.indexDb(), () => undefined, { minDocs: 1, batch: 7 });
   }
   toString = () => `restart(${this.atOpen ? 'merging at open' : 'plain'})`;
 }
@@ -301,20 +340,30 @@ class Crash implements Command {
   constructor(readonly maxDocs: number, readonly writes: number) {}
   check = () => true;
   async run(_m: Model, r: Real) {
-    const storage = failingAfter(new SqlitePostingStorage(r.adapters.db), this.writes);
-    const batch = new SearchMerge(r.adapters.db, storage).begin(this.maxDocs);
+    await r.system.settle();
+    const storage = failingAfter(new SqlitePostingStorage(r.system.indexDb()), this.writes);
+    const batch = new SearchMerge(r.system.indexDb(), storage).begin(this.maxDocs);
     try {
       while (batch && batch.step({ terms: 3 }) === 'again');
     } catch (error) {
       expect(error).toBe(CRASH);
     }
-    r.close();
-    r.open();
+    await r.restart();
   }
   toString = () => `crash(batch of ${this.maxDocs}, after ${this.writes} writes)`;
 }
 
 const CRASH = new Error('crash');
+
+/** A forget's counts once it is done: at once, or when its job has finished (DynamoDB hands a large one to a job). */
+async function finished(r: Real, tenant: number, outcome: ForgetOutcome): Promise<{ matched: number; deleted: number }> {
+  if (outcome.kind === 'done') return { matched: outcome.matched, deleted: outcome.deleted };
+  for (;;) {
+    const status = await r.system.records.forgetJob(TENANTS[tenant]!, outcome.job_id);
+    if (status && status.status !== 'running') return { matched: status.matched, deleted: status.deleted };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** A posting storage whose writes throw once `writes` of them have gone through. */
 function failingAfter(storage: SqlitePostingStorage, writes: number): SqlitePostingStorage {
@@ -341,14 +390,15 @@ function storedOf(x: ModelRecord): StoredRecord {
 
 /** Every check, after every command. */
 async function checkAll(m: Model, r: Real): Promise<void> {
-  expect(indexProblems(r.adapters.db)).toEqual([]);
-  const searchers: [string, SearchIndex][] = [['writer', r.adapters.search], ['reader', r.reader.search]];
+  await r.system.settle();
+  expect(indexProblems(r.system.indexDb())).toEqual([]);
+  const searchers = r.system.searchers();
   for (const [tenant, tenantId] of TENANTS.entries()) {
     const live = m.live.filter((x) => x.tenant === tenant);
-    const listed = await r.adapters.records.list(tenantId, { filters: {}, order: 'asc', limit: 100_000 });
+    const listed = await r.system.records.list(tenantId, { filters: {}, order: 'asc', limit: 100_000 });
     expect(listed.map((x) => x.id).sort()).toEqual(live.map((x) => x.id).sort());
     for (const x of live) {
-      const got = await r.adapters.records.get(tenantId, x.id);
+      const got = await r.system.records.get(tenantId, x.id);
       expect(got && { title: got.title, body: got.body, created_at: got.created_at }).toEqual({ title: x.title, body: x.body, created_at: x.created_at });
       for (const [name, search] of searchers) {
         const hits = await search.search(tenantId, { text: parseQuery(x.token), limit: 5 });
@@ -356,7 +406,7 @@ async function checkAll(m: Model, r: Real): Promise<void> {
       }
     }
     // The oracle ranks the live records from their text alone; document numbers are their seq.
-    const seqOf = r.adapters.db.prepare<[string], number>('SELECT seq FROM records WHERE id = ?').pluck();
+    const seqOf = r.system.indexDb().prepare<[string], number>('SELECT seq FROM records WHERE id = ?').pluck();
     const documents = live.map((x) => ({ doc: seqOf.get(x.id)!, title: x.title, body: x.body, id: x.id })).sort((a, b) => a.doc - b.doc);
     const idOf = new Map(documents.map((d) => [d.doc, d.id]));
     // Filters too: an agent's, and a `since` that the newest-block bounds (search_newest) may skip by.
@@ -378,9 +428,9 @@ async function checkAll(m: Model, r: Real): Promise<void> {
       }
     }
   }
-  for (const id of m.goneIds) for (const tenantId of TENANTS) expect(await r.adapters.records.get(tenantId, id)).toBeNull();
+  for (const id of m.goneIds) for (const tenantId of TENANTS) expect(await r.system.records.get(tenantId, id)).toBeNull();
   for (const token of m.goneTokens) {
-    for (const tenantId of TENANTS) expect((await r.reader.search.search(tenantId, { text: parseQuery(token), limit: 5 })).map((h) => h.id)).toEqual([]);
+    for (const tenantId of TENANTS) for (const [, search] of searchers) expect((await search.search(tenantId, { text: parseQuery(token), limit: 5 })).map((h) => h.id)).toEqual([]);
   }
 }
 
@@ -421,20 +471,23 @@ export interface ModelRunOptions {
   seed: number;
   runs: number;
   maxCommands: number;
-  /** Done to the database at every open: how a test plants a bug to see the model catch it. */
+  /** Opens a fresh system for a run (in `dir`, a new empty folder); the SQLite system unless given. */
+  system?: (dir: string) => Promise<ModelSystem>;
+  /** For the SQLite system: done to the database at every open, how a test plants a bug to see the model catch it. */
   plant?: (db: Db) => void;
 }
 
 /** Runs the model: throws fast-check's report (the seed, the shrunk commands, what failed) when a run fails. */
-export async function runSearchIndexModel({ seed, runs, maxCommands, plant = () => undefined }: ModelRunOptions): Promise<void> {
+export async function runSearchIndexModel({ seed, runs, maxCommands, plant, system }: ModelRunOptions): Promise<void> {
+  const open = system ?? (async (dir: string) => sqliteSystem(join(dir, 'memory.db'), plant));
   await fc.assert(
     fc.asyncProperty(fc.commands(commands, { maxCommands, size: 'max' }), async (cmds) => {
       const dir = mkdtempSync(join(tmpdir(), 'memory-model-'));
-      const real = new Real(join(dir, 'memory.db'), plant);
+      const real = new Real(await open(dir));
       try {
         await fc.asyncModelRun(() => ({ model: { live: [], goneIds: [], goneTokens: [], words: 0, clock: 0 }, real }), cmds);
       } finally {
-        real.close();
+        await real.system.close();
         rmSync(dir, { recursive: true, force: true });
       }
     }),
