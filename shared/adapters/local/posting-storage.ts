@@ -10,7 +10,8 @@ const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
 /**
  * The search engine's parts (shared/search/storage.ts) in SQLite tables, on the connection they are given:
  * inside the record's transaction when a write indexes, read-only on a search thread. Tenants get a small
- * integer key in `search_tenants`, so the rows of the other tables do not repeat a UUID.
+ * integer key in `search_tenants`, so the rows of the other tables do not repeat a UUID. What these tables
+ * must hold, with the records and between one another, is stated once, at the top of search-merge.ts.
  */
 export class SqlitePostingStorage implements PostingStorage {
   private readonly keys = new Map<string, number>();
