@@ -8,7 +8,7 @@ import { documentClient } from '../../shared/adapters/aws/dynamodb/client.js';
 import { recordToItem } from '../../shared/adapters/aws/dynamodb/record-item.js';
 import type { Db } from '../../shared/adapters/local/database.js';
 import { SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
-import { createTestTables } from '../support/dynamodb.js';
+import { awsShapedEnv, createTestTables } from '../support/dynamodb.js';
 import type { ModelSystem } from './search-index-model.js';
 
 /**
@@ -22,12 +22,7 @@ import type { ModelSystem } from './search-index-model.js';
 export async function awsShapedSystem(endpoint: string, dir: string): Promise<ModelSystem> {
   const tables = await createTestTables(endpoint);
   const config = loadConfig({
-    MEMORY_BACKEND: 'dynamodb',
-    DYNAMODB_ENDPOINT: endpoint,
-    MEMORY_RECORDS_TABLE: tables.names.records,
-    MEMORY_TENANTS_TABLE: tables.names.tenants,
-    MEMORY_USAGE_TABLE: tables.names.usage,
-    MEMORY_IDEMPOTENCY_TABLE: tables.names.idempotency,
+    ...awsShapedEnv(tables),
     MEMORY_DATA_DIR: dir,
     MEMORY_SEARCH_THREADS: '0',
     LOG_LEVEL: 'SILENT',

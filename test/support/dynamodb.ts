@@ -45,3 +45,15 @@ export async function createTestTables(endpoint: string): Promise<TestTables> {
     },
   };
 }
+
+/** The settings that put the local runtime's AWS-shaped mode (MEMORY_BACKEND=dynamodb) on these tables. */
+export function awsShapedEnv(tables: TestTables): Record<string, string> {
+  return {
+    MEMORY_BACKEND: 'dynamodb',
+    DYNAMODB_ENDPOINT: tables.endpoint,
+    MEMORY_RECORDS_TABLE: tables.names.records,
+    MEMORY_TENANTS_TABLE: tables.names.tenants,
+    MEMORY_USAGE_TABLE: tables.names.usage,
+    MEMORY_IDEMPOTENCY_TABLE: tables.names.idempotency,
+  };
+}

@@ -5,7 +5,7 @@ import type { Limits } from '../../shared/domain/tenant.js';
 import { startLocalService, type LocalService } from '../../local/app.js';
 import { loadConfig } from '../../local/config.js';
 import { createTenantWithKey, type IssuedKey } from '../../local/tenants.js';
-import { createTestTables } from './dynamodb.js';
+import { awsShapedEnv, createTestTables } from './dynamodb.js';
 import { checkAnswer } from './response-shapes.js';
 
 /**
@@ -38,17 +38,7 @@ async function dynamoDbEnv(): Promise<{ env: Record<string, string>; drop(): Pro
   const endpoint = process.env.MEMORY_TEST_DYNAMODB_ENDPOINT;
   if (endpoint === undefined) throw new Error('the AWS-shaped e2e run needs DynamoDB Local (see jest.config.js)');
   const tables = await createTestTables(endpoint);
-  return {
-    env: {
-      MEMORY_BACKEND: 'dynamodb',
-      DYNAMODB_ENDPOINT: endpoint,
-      MEMORY_RECORDS_TABLE: tables.names.records,
-      MEMORY_TENANTS_TABLE: tables.names.tenants,
-      MEMORY_USAGE_TABLE: tables.names.usage,
-      MEMORY_IDEMPOTENCY_TABLE: tables.names.idempotency,
-    },
-    drop: () => tables.drop(),
-  };
+  return { env: awsShapedEnv(tables), drop: () => tables.drop() };
 }
 
 /** Starts the real local service, on the test backend, on an ephemeral port with a temporary data directory. */
