@@ -5,6 +5,14 @@ import type { PostingStorage } from './storage.js';
 import type { Tail } from './tail.js';
 
 /**
+ * What checking one position of a phrase's word costs, in postings read and scored: a position is a 16-bit
+ * number compared in a merge of two sorted lists (postings.ts), a posting is decoded, scored and offered to
+ * the top k. Measured on 20 000 documents of 200 Zipf-distributed words (two-word queries, k 20): 23-126 ns
+ * a posting for the words as terms, 1-11 ns a position for the same words as a phrase.
+ */
+export const POSITION_COST = 1 / 8;
+
+/**
  * An upper bound on what a search of `clauses` reads in one tenant, in postings and positions, from the
  * terms' heads and block metas alone (no block is read, no tail position copied):
  * - a term clause reads at most its term's postings (its document frequency, index and tail), and asks the
@@ -14,8 +22,9 @@ import type { Tail } from './tail.js';
  *   the bound adds, for each word of the phrase (a word the phrase repeats, each time), all the positions
  *   the term has: the tail's exactly, the open block's from its size, the sealed blocks' from their metas
  *   (each block's count times its largest counts).
- * Once the sum passes `limit` it stops and returns what it has (more than `limit`), so the estimate itself
- * costs no more than about `limit` / BLOCK_SIZE metas: the caller only needs to know it is too much.
+ * The sum is in postings, a position counting POSITION_COST of one. Once it passes `limit` it stops and
+ * returns what it has (more than `limit`), so the estimate itself costs no more than about `limit` /
+ * BLOCK_SIZE metas: the caller only needs to know it is too much.
  */
 export function searchCost(storage: PostingStorage, tenant: string, clauses: readonly Clause[], tail: Tail, limit = Infinity): number {
   const upTo = storage.mergedUpTo();
@@ -47,7 +56,7 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
         p = (metas ? positionsBound(metas) : 0) + (head ? blockPositionCount(head.open) : 0) + tail.count(term, reach(term)).positions;
         positions.set(term, p);
       }
-      cost += p;
+      cost += p * POSITION_COST;
       if (cost > limit) return cost;
     }
   }

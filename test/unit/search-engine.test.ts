@@ -5,7 +5,7 @@ import { blockBound, decodeMetas, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, MetaT
 import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../shared/search/sealed.js';
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
-import { searchCost } from '../../shared/search/cost.js';
+import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
 import { clausesOf, searchIndex, type TextQuery } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
@@ -308,11 +308,11 @@ test("what a search may read at most (searchCost): every term's postings once, a
   expect(cost({ terms: ['dark', 'mode', 'dark'], phrases: [] })).toBe(3);
   expect(cost({ terms: ['x'], phrases: [] })).toBe(3);
   // A phrase adds its words' positions: x has 4 + 2 + 1 = 7, the phrase names it three times.
-  expect(cost({ terms: [], phrases: [['x', 'x', 'x']] })).toBe(3 + 3 * 7);
-  expect(cost({ terms: [], phrases: [['dark', 'mode']] })).toBe(1 + 2 + (2 + 2));
+  expect(cost({ terms: [], phrases: [['x', 'x', 'x']] })).toBe(3 + 3 * 7 * POSITION_COST);
+  expect(cost({ terms: [], phrases: [['dark', 'mode']] })).toBe(1 + 2 + (2 + 2) * POSITION_COST);
   // Past the limit it stops counting.
-  expect(cost({ terms: [], phrases: [Array(32).fill('x')] }, 10)).toBeGreaterThan(10);
-  expect(cost({ terms: [], phrases: [Array(32).fill('x')] }, 10)).toBeLessThan(3 + 32 * 7);
+  expect(cost({ terms: [], phrases: [Array(32).fill('x')] }, 4)).toBeGreaterThan(4);
+  expect(cost({ terms: [], phrases: [Array(32).fill('x')] }, 4)).toBeLessThan(3 + 32 * 7 * POSITION_COST);
 });
 
 test("a search's cost bounds the positions its phrases hold, from the sealed blocks' metas, and copies none of the tail's", () => {
@@ -327,9 +327,10 @@ test("a search's cost bounds the positions its phrases hold, from the sealed blo
   const positions = (word: string) => docs.reduce((n, d) => n + analyze(`${d.title} ${d.body}`).filter((t) => t === word).length, 0);
   const dfs = (word: string) => docs.filter((d) => analyze(`${d.title} ${d.body}`).includes(word)).length;
   const cost = searchCost(storage, 't', clausesOf({ terms: [], phrases: [['x', 'y', 'x']] }), tail);
-  expect(cost).toBeGreaterThanOrEqual(dfs('x') + dfs('y') + 2 * positions('x') + positions('y'));
+  const truth = dfs('x') + dfs('y') + (2 * positions('x') + positions('y')) * POSITION_COST;
+  expect(cost).toBeGreaterThanOrEqual(truth);
   // A bound from the metas (a block's count times its largest counts), within a small factor of the truth
   // here, where counts vary from 1 to about 25 within a block.
-  expect(cost).toBeLessThan(3 * (dfs('x') + dfs('y') + 2 * positions('x') + positions('y')));
+  expect(cost).toBeLessThan(3 * truth);
   expect(copies).not.toHaveBeenCalled();
 });

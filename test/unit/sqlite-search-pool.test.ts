@@ -5,6 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, searchWork, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
 import { AppError } from '../../shared/domain/errors.js';
+import { POSITION_COST } from '../../shared/search/cost.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
 import type { SearchQuery } from '../../shared/ports.js';
@@ -264,7 +265,7 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('17 note'))).toBe(201);
     // A phrase reads the postings of all its words, and their positions: "item" once in each record, "17"
     // in record 17's title and body.
-    expect(work(TENANT, query('"item 17"'))).toBe(201 + 200 + 2);
+    expect(work(TENANT, query('"item 17"'))).toBe(201 + (200 + 2) * POSITION_COST);
     expect(work(TENANT, query('17', { type: 'fact' }))).toBe(1);
     // By agent: only while few candidates are asked one by one (past that, the agent's records are read).
     expect(work(TENANT, query('17', { agent_id: 'agent-1' }))).toBe(1);
