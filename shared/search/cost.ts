@@ -1,7 +1,7 @@
 import { blockPositionCount } from './block.js';
 import { positionsBound } from './metas.js';
 import type { Clause } from './searcher.js';
-import type { PostingStorage } from './storage.js';
+import type { PostingStorage, TermHead } from './storage.js';
 import type { Tail } from './tail.js';
 
 /**
@@ -28,22 +28,17 @@ export const POSITION_COST = 1 / 8;
  */
 export function searchCost(storage: PostingStorage, tenant: string, clauses: readonly Clause[], tail: Tail, limit = Infinity): number {
   const upTo = storage.mergedUpTo();
-  const heads = new Map<string, ReturnType<PostingStorage['head']>>();
-  const headOf = (term: string) => {
-    if (!heads.has(term)) heads.set(term, storage.head(tenant, term));
-    return heads.get(term)!;
-  };
-  const reach = (term: string) => Math.max(upTo, headOf(term)?.merged ?? 0);
-  const postings = (term: string) => (headOf(term)?.df ?? 0) + tail.count(term, reach(term)).postings;
-  let cost = 0;
-  const counted = new Set<string>();
+  // Each term's head, and its postings and positions in the tail above the term's part of the index.
+  const terms = new Map<string, { head: TermHead | null; tail: { postings: number; positions: number } }>();
   for (const clause of clauses) {
     for (const term of clause.terms) {
-      if (counted.has(term)) continue;
-      counted.add(term);
-      cost += postings(term);
+      if (terms.has(term)) continue;
+      const head = storage.head(tenant, term);
+      terms.set(term, { head, tail: tail.count(term, Math.max(upTo, head?.merged ?? 0)) });
     }
   }
+  let cost = 0;
+  for (const { head, tail } of terms.values()) cost += (head?.df ?? 0) + tail.postings;
   if (cost > limit) return cost;
   const positions = new Map<string, number>();
   for (const clause of clauses) {
@@ -51,9 +46,9 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
     for (const term of clause.terms) {
       let p = positions.get(term);
       if (p === undefined) {
-        const head = headOf(term);
+        const { head, tail } = terms.get(term)!;
         const metas = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
-        p = (metas ? positionsBound(metas) : 0) + (head ? blockPositionCount(head.open) : 0) + tail.count(term, reach(term)).positions;
+        p = (metas ? positionsBound(metas) : 0) + (head ? blockPositionCount(head.open) : 0) + tail.positions;
         positions.set(term, p);
       }
       cost += p * POSITION_COST;

@@ -179,6 +179,14 @@ export function decodeMetas(bytes: Uint8Array): BlockMeta[] {
 
 
 const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
+const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+
+/** Where each meta of `bytes` (`encodeMetas`) starts: a meta's length depends on its number of impacts. */
+function metaOffsets(bytes: Uint8Array): number[] {
+  const offsets: number[] = [];
+  for (let at = 0; at < bytes.byteLength; at += META_HEADER + 8 * u16(bytes, at + 18)) offsets.push(at);
+  return offsets;
+}
 
 /**
  * A bound on the positions the stored blocks of `bytes` (`encodeMetas`) hold, from their metas alone: each
@@ -186,10 +194,9 @@ const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
  */
 export function positionsBound(bytes: Uint8Array): number {
   let bound = 0;
-  for (let at = 0; at < bytes.byteLength; at += META_HEADER + 8 * u16(bytes, at + 18)) bound += u16(bytes, at + 8) * (u16(bytes, at + 10) + u16(bytes, at + 12));
+  for (const at of metaOffsets(bytes)) bound += u16(bytes, at + 8) * (u16(bytes, at + 10) + u16(bytes, at + 12));
   return bound;
 }
-const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 
 /**
  * The metas a search reads, as columns: each block's first and last document, and its bound for a clause,
@@ -223,9 +230,7 @@ export class MetaTable {
   /** The stored metas (`encodeMetas`' bytes, or null), then `extra`. */
   static of(sealed: Uint8Array | null, extra: readonly BlockMeta[]): MetaTable {
     const bytes = sealed ?? new Uint8Array(0);
-    const offsets: number[] = [];
-    for (let at = 0; at < bytes.byteLength; at += META_HEADER + 8 * u16(bytes, at + 18)) offsets.push(at);
-    return new MetaTable(bytes, Uint32Array.from(offsets), extra);
+    return new MetaTable(bytes, Uint32Array.from(metaOffsets(bytes)), extra);
   }
 
   /** How many of the blocks are stored (the first ones). */

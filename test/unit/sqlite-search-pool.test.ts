@@ -12,6 +12,8 @@ import type { SearchQuery } from '../../shared/ports.js';
 import { eventually } from '../support/local-service.js';
 
 const TENANT = '0193a000-0000-7000-8000-000000000001';
+/** A second tenant, for the shares of the threads and the queue. */
+const OTHER = '0193a000-0000-7000-8000-0000000000aa';
 const WORDS = ['invoice', 'refund', 'deploy', 'latency', 'customer', 'renewal', 'outage', 'dashboard'];
 
 let dir: string;
@@ -174,7 +176,6 @@ describe('the search pool bounds every search', () => {
 
   test("one tenant's searches never hold every thread: another tenant's search runs at once beside them", async () => {
     const p = stalling({ threads: 2 });
-    const OTHER = '0193a000-0000-7000-8000-0000000000aa';
     try {
       const order: string[] = [];
       const busy = [1, 2, 3].map((i) => p.search(TENANT, query('block300')).then(() => order.push(`busy ${i}`)));
@@ -192,7 +193,6 @@ describe('the search pool bounds every search', () => {
 
   test("a tenant may fill half the queue; its next search fails at once with 503 overloaded, another tenant's still waits its turn", async () => {
     const p = stalling({ maxWaiting: 4 });
-    const OTHER = '0193a000-0000-7000-8000-0000000000aa';
     try {
       const running = p.search(TENANT, query('block300'));
       const queued = [p.search(TENANT, query('ok')), p.search(TENANT, query('ok'))];
