@@ -17,6 +17,15 @@ const LAMBDA_ENV = {
   MEMORY_CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:memory-cursor-key-AbCdEf',
 };
 
+/** Imports a bundle in a fresh node with only `env` (and PATH), as a cold start does; throws what the import throws. */
+function coldStart(outfile: string, env: Record<string, string | undefined>): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+    stdio: 'pipe',
+  });
+}
+
 describe('Lambda bundles', () => {
   const dir = mkdtempSync(join(tmpdir(), 'memory-bundles-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,26 +53,14 @@ describe('Lambda bundles', () => {
     const outfile = join(dir, 'query-missing', 'index.mjs');
     await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/query/index.ts'], outfile });
     const { OPENSEARCH_ENDPOINT: _omitted, ...env } = LAMBDA_ENV;
-    expect(() =>
-      execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
-        env: { PATH: process.env.PATH, ...env },
-        encoding: 'utf8',
-        stdio: 'pipe',
-      }),
-    ).toThrow(/OPENSEARCH_ENDPOINT is required/);
+    expect(() => coldStart(outfile, env)).toThrow(/OPENSEARCH_ENDPOINT is required/);
   });
 
   test('the forget entry needs its queue: without FORGET_QUEUE_URL it fails at cold start and names it', async () => {
     const outfile = join(dir, 'forget-missing', 'index.mjs');
     await build({ ...LAMBDA_ESBUILD, entryPoints: ['functions/forget/index.ts'], outfile });
     const { FORGET_QUEUE_URL: _omitted, ...env } = LAMBDA_ENV;
-    expect(() =>
-      execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
-        env: { PATH: process.env.PATH, ...env },
-        encoding: 'utf8',
-        stdio: 'pipe',
-      }),
-    ).toThrow(/FORGET_QUEUE_URL is required/);
+    expect(() => coldStart(outfile, env)).toThrow(/FORGET_QUEUE_URL is required/);
   });
 
   test('the read entry needs its cursor secret: without MEMORY_CURSOR_SECRET_ARN it fails at cold start and names it; its bundle has the Secrets Manager client and no other parameter store', async () => {
@@ -73,13 +70,7 @@ describe('Lambda bundles', () => {
     expect(inputs.some((input) => input.includes('@aws-sdk/client-secrets-manager/'))).toBe(true);
     expect(inputs.filter((input) => /@aws-sdk\/client-(ssm|appconfigdata)\//.test(input))).toEqual([]);
     const { MEMORY_CURSOR_SECRET_ARN: _omitted, ...env } = LAMBDA_ENV;
-    expect(() =>
-      execFileSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)});`], {
-        env: { PATH: process.env.PATH, ...env },
-        encoding: 'utf8',
-        stdio: 'pipe',
-      }),
-    ).toThrow(/MEMORY_CURSOR_SECRET_ARN is required/);
+    expect(() => coldStart(outfile, env)).toThrow(/MEMORY_CURSOR_SECRET_ARN is required/);
   });
 
   test('the usage entry reads DynamoDB only: no OpenSearch, SQS or Bedrock client in its bundle, and it loads without their settings', async () => {
