@@ -1,7 +1,7 @@
 import type { CursorSealer } from './cursor-sealer.js';
 import { AppError } from './errors.js';
 import { z } from 'zod';
-import { RECORD_TYPES, type RecordType } from './record.js';
+import { LIMITS, RECORD_TYPES, type RecordType } from './record.js';
 import { isInstant } from './since.js';
 import type { ListParams } from './schemas.js';
 
@@ -80,7 +80,7 @@ const cursorPayloadSchema = z.strictObject({
     until: instant.optional(),
   }),
   o: z.enum(['asc', 'desc']),
-  p: z.tuple([instant, z.string().max(64)]),
+  p: z.tuple([instant, z.string().max(LIMITS.recordIdChars)]),
 });
 
 /**

@@ -1,71 +1,49 @@
 import { v7 as uuidv7 } from 'uuid';
+import type { z } from 'zod';
+import {
+  CLASSIFICATION_FIELDS,
+  NULLABLE_FIELDS,
+  RECORD_FIELDS,
+  SEARCH_HIT_FIELDS,
+  STORED_FIELDS,
+  type classificationSchema,
+  type recordSchema,
+  type searchHitSchema,
+  type StoredField,
+  type storedRecordSchema,
+} from './record-schema.js';
+import type { recordInputSchema, recordReceiptSchema } from './schemas.js';
 import { utf8Bytes } from './text.js';
 
-/** The six record types, in the order the interface lists them. */
-export const RECORD_TYPES = ['fact', 'decision', 'exchange', 'deliverable', 'open_item', 'signal'] as const;
-export type RecordType = (typeof RECORD_TYPES)[number];
-
-/** Size limits from decisions.md. Characters are Unicode code points; bytes are UTF-8. */
-export const LIMITS = {
-  agentIdChars: 256,
-  clientChars: 256,
-  titleChars: 2048,
-  bodyBytes: 65536,
-  metadataBytes: 16384,
-  /** Levels of nesting in `metadata`, the object itself being level 1 (json-value.ts says why). */
-  metadataDepth: 32,
-  idempotencyKeyChars: 255,
-  requestBytes: 1024 * 1024,
-  /** Characters of a request's URL (path and query string): API Gateway's limit for a regional REST API. */
-  urlChars: 10240,
-  searchLimitMax: 100,
-  searchLimitDefault: 20,
-  /** How long a search may take before it fails with 503 search_timeout, unless configured otherwise. */
-  searchTimeoutMs: 5_000,
-} as const;
+export { LIMITS } from './limits.js';
+export { RECORD_TYPES, type RecordType } from './record-schema.js';
 
 /** The asynchronous type suggestion attached to a stored record. */
-export interface Classification {
-  type: RecordType;
-  confidence: number;
-  model: string;
-  classified_at: string;
-}
+export type Classification = z.output<typeof classificationSchema>;
 
 /** A record as a caller writes it, after validation. */
-export interface RecordInput {
-  agent_id: string;
-  type: RecordType;
-  title: string;
-  body: string;
-  client?: string | null | undefined;
-  metadata?: Record<string, unknown> | null | undefined;
-}
+export type RecordInput = z.output<typeof recordInputSchema>;
 
 /** A record as it is stored: the caller's fields plus what the service assigns. */
-export interface StoredRecord {
-  id: string;
-  tenant_id: string;
-  agent_id: string;
-  type: RecordType;
-  title: string;
-  body: string;
-  client: string | null;
-  metadata: Record<string, unknown> | null;
-  created_at: string;
-  classification: Classification | null;
-}
+export type StoredRecord = z.output<typeof storedRecordSchema>;
 
 /** One search result: the stored record and its relevance in 0..1. */
-export interface SearchHit extends StoredRecord {
-  rank: number;
-}
+export type SearchHit = StoredRecord & Pick<PublicSearchHit, 'rank'>;
+
+/** A record as the API answers it (get, list, export). */
+export type PublicRecord = z.output<typeof recordSchema>;
+
+/** A search result as the API answers it. */
+export type PublicSearchHit = z.output<typeof searchHitSchema>;
 
 /** What a 201 answers: the id, the creation time and the tenant. */
-export interface RecordReceipt {
-  id: string;
-  created_at: string;
-  tenant_id: string;
+export type RecordReceipt = z.output<typeof recordReceiptSchema>;
+
+/** The named fields of `source`, in the order named: the order the API documents. */
+function pick<T, K extends keyof T>(source: T, fields: readonly K[]): Pick<T, K> {
+  const picked = {} as Pick<T, K>;
+  for (const field of fields) picked[field] = source[field];
+  return picked;
 }
 
 /** Assigns the id (UUIDv7, from the same millisecond as created_at) and the creation time to a new record. */
@@ -78,25 +56,20 @@ export function newRecord(tenantId: string, input: RecordInput, at: Date): Store
     title: input.title,
     body: input.body,
     client: input.client ?? null,
-    metadata: input.metadata ?? null,
     created_at: at.toISOString(),
+    metadata: input.metadata ?? null,
     classification: null,
   };
 }
 
 /** A record as the API answers it (get, list, export): the documented fields in the documented order, without the tenant. */
-export function publicRecord(record: StoredRecord) {
-  return {
-    id: record.id,
-    agent_id: record.agent_id,
-    type: record.type,
-    title: record.title,
-    body: record.body,
-    client: record.client,
-    created_at: record.created_at,
-    metadata: record.metadata,
-    classification: record.classification,
-  };
+export function publicRecord(record: StoredRecord): PublicRecord {
+  return pick(record, RECORD_FIELDS);
+}
+
+/** A search result as the API answers it: the documented fields in the documented order, without the tenant. */
+export function publicHit(hit: SearchHit): PublicSearchHit {
+  return pick(hit, SEARCH_HIT_FIELDS);
 }
 
 /** A record id as the service makes them: a UUIDv7 in lowercase hex. */
@@ -137,33 +110,15 @@ export type SerializedRecord = Omit<StoredRecord, 'metadata'> & { metadata: stri
 
 /** The record with its metadata as JSON text, so any JSON object round-trips exactly, however deep. */
 export function serializeRecord(record: StoredRecord): SerializedRecord {
-  return {
-    id: record.id,
-    tenant_id: record.tenant_id,
-    agent_id: record.agent_id,
-    type: record.type,
-    title: record.title,
-    body: record.body,
-    client: record.client,
-    metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
-    created_at: record.created_at,
-    classification: record.classification,
-  };
+  return { ...pick(record, STORED_FIELDS), metadata: record.metadata === null ? null : JSON.stringify(record.metadata) };
 }
 
-/** The record back from its serialized form; absent optional fields read as null, fields in documented order. */
+/** The record back from its serialized form; absent optional fields read as null, fields in order. */
 export function deserializeRecord(stored: SerializedRecord): StoredRecord {
+  const record = {} as Record<StoredField, unknown>;
+  for (const field of STORED_FIELDS) record[field] = NULLABLE_FIELDS.has(field) ? (stored[field] ?? null) : stored[field];
+  record.metadata = typeof stored.metadata === 'string' ? (JSON.parse(stored.metadata) as Record<string, unknown>) : null;
   const c = stored.classification ?? null;
-  return {
-    id: stored.id,
-    tenant_id: stored.tenant_id,
-    agent_id: stored.agent_id,
-    type: stored.type,
-    title: stored.title,
-    body: stored.body,
-    client: stored.client ?? null,
-    metadata: typeof stored.metadata === 'string' ? (JSON.parse(stored.metadata) as Record<string, unknown>) : null,
-    created_at: stored.created_at,
-    classification: c === null ? null : { type: c.type, confidence: c.confidence, model: c.model, classified_at: c.classified_at },
-  };
+  record.classification = c === null ? null : pick(c, CLASSIFICATION_FIELDS);
+  return record as StoredRecord;
 }

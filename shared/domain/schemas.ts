@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { jsonValueProblem } from './json-value.js';
-import { LIMITS, RECORD_TYPES } from './record.js';
+import { LIMITS, SEARCH_LIMIT_RANGE } from './limits.js';
 import { RANKING } from './rank.js';
+import { classificationSchema, RECORD_TYPES, recordSchema, scoreSchema as score, searchHitSchema, timestampSchema as timestamp } from './record-schema.js';
 import { SCOPES } from './tenant.js';
 import { DATE_FORMS, parseSince } from './since.js';
 import { codePoints, isBlank, malformedTextProblem, utf8Bytes } from './text.js';
@@ -119,12 +120,12 @@ const instant = () =>
     return iso;
   });
 
-/** `limit` of a search or a listing, as a query string parameter. */
+/** `limit` of a search or a listing, as a query string parameter: digits, no more than the largest limit has. */
 const limitParam = z
   .string()
-  .regex(/^\d{1,3}$/)
+  .regex(new RegExp(`^\\d{1,${String(LIMITS.searchLimitMax).length}}$`))
   .transform(Number)
-  .pipe(z.number().int().min(1).max(LIMITS.searchLimitMax))
+  .pipe(z.number().int().min(LIMITS.searchLimitMin).max(LIMITS.searchLimitMax))
   .optional()
   .transform((n) => n ?? LIMITS.searchLimitDefault);
 
@@ -138,7 +139,7 @@ export const searchParamsSchema = z.object({
   agent_id: optionalTag(LIMITS.agentIdChars).meta({ description: 'Only records written by this agent (exact match).' }),
   type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
   client: optionalTag(LIMITS.clientChars).meta({ description: 'Only records about this client (exact match).' }),
-  limit: limitParam.meta({ description: `How many records to return, ${1} to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
+  limit: limitParam.meta({ description: `How many records to return, ${SEARCH_LIMIT_RANGE}; default ${LIMITS.searchLimitDefault}.` }),
   since: instant().optional().meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
 });
 
@@ -156,7 +157,7 @@ export const recallQuerySchema = z
     limit: z
       .number()
       .int()
-      .min(1)
+      .min(LIMITS.searchLimitMin)
       .max(LIMITS.searchLimitMax)
       .optional()
       .meta({ description: searchParamsSchema.shape.limit.description }),
@@ -177,7 +178,7 @@ export const listParamsSchema = z.object({
   since: searchParamsSchema.shape.since,
   until: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).' }),
   order: z.enum(LIST_ORDERS, { error: 'must be desc or asc' }).optional().meta({ description: 'desc (the default): newest first; asc: oldest first. By created_at, then id.' }),
-  limit: limitParam.meta({ description: `Records per page, 1 to ${LIMITS.searchLimitMax}; default ${LIMITS.searchLimitDefault}.` }),
+  limit: limitParam.meta({ description: `Records per page, ${SEARCH_LIMIT_RANGE}; default ${LIMITS.searchLimitDefault}.` }),
   cursor: z.string().optional().meta({
     description:
       'The next_cursor of the page before, as it came: it is opaque and sealed with the service\'s key. It carries the filters ' +
@@ -195,7 +196,7 @@ export const listQuerySchema = z
     since: z.string().optional().meta({ description: listParamsSchema.shape.since.description }),
     until: z.string().optional().meta({ description: listParamsSchema.shape.until.description }),
     order: listParamsSchema.shape.order,
-    limit: z.number().int().min(1).max(LIMITS.searchLimitMax).optional().meta({ description: listParamsSchema.shape.limit.description }),
+    limit: z.number().int().min(LIMITS.searchLimitMin).max(LIMITS.searchLimitMax).optional().meta({ description: listParamsSchema.shape.limit.description }),
     cursor: listParamsSchema.shape.cursor,
   })
   .meta({ id: 'ListQuery', description: 'A listing: filters, order, page size and cursor, all optional.' });
@@ -214,7 +215,7 @@ export const forgetInputSchema = z
     type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
     before: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
     ids: z
-      .array(z.string({ error: 'must be an array of record ids (strings)' }).max(64, { error: 'must be record ids, of at most 64 characters' }), {
+      .array(z.string({ error: 'must be an array of record ids (strings)' }).max(LIMITS.recordIdChars, { error: `must be record ids, of at most ${LIMITS.recordIdChars} characters` }), {
         error: 'must be an array of record ids',
       })
       .min(1, { error: `must hold 1 to ${FORGET_IDS_MAX} ids` })
@@ -237,9 +238,9 @@ export type ClassifyInput = z.output<typeof classifyInputSchema>;
 
 // Responses. The handlers build these shapes; the end-to-end tests parse real answers with these schemas
 // (strictly), so the schemas, and everything derived from them, cannot drift from what the service sends.
+// The record's own (the search hit, the record, the classification) are declared in record-schema.ts.
 
-const timestamp = z.iso.datetime({ offset: false, precision: 3 }).meta({ description: 'ISO 8601, UTC, milliseconds.' });
-const score = z.number().min(0).max(1);
+export { classificationSchema, recordSchema, searchHitSchema };
 
 /** The answer of a write (201). */
 export const recordReceiptSchema = z
@@ -249,37 +250,6 @@ export const recordReceiptSchema = z
     tenant_id: z.string().meta({ description: 'The tenant the API key belongs to.' }),
   })
   .meta({ id: 'RecordReceipt', description: 'The stored record\'s id and creation time.' });
-
-/** The type suggested for a stored record by the background worker. */
-export const classificationSchema = z
-  .strictObject({
-    type: z.enum(RECORD_TYPES),
-    confidence: score.meta({ description: 'Calibrated: suggestions at about 0.9 are right about 90 % of the time.' }),
-    model: z.string().meta({ description: 'The model that answered, e.g. "linear-v3".' }),
-    classified_at: timestamp,
-  })
-  .meta({ id: 'Classification', description: 'A suggested type; the record\'s own type never changes.' });
-
-/** One search result. */
-export const searchHitSchema = z
-  .strictObject({
-    id: z.string(),
-    agent_id: z.string(),
-    type: z.enum(RECORD_TYPES),
-    title: z.string(),
-    body: z.string(),
-    client: z.string().nullable(),
-    created_at: timestamp,
-    metadata: z.record(z.string(), z.unknown()).nullable(),
-    rank: score.meta({ description: 'Relevance in 0..1, best first; 0 when there is no q.' }),
-    classification: classificationSchema.nullable().meta({ description: 'null until the background worker has run.' }),
-  })
-  .meta({ id: 'SearchHit', description: 'A stored record and its relevance.' });
-
-/** A stored record, as `GET /api/v1/record/{id}`, a listing and an export give it: a search hit without `rank`. */
-export const recordSchema = searchHitSchema
-  .omit({ rank: true })
-  .meta({ id: 'Record', description: 'A stored record.' });
 
 /** A page of a listing (200). */
 export const recordPageSchema = z

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from './errors.js';
-import { RECORD_TYPES } from './record.js';
+import { SEARCH_LIMIT_RANGE } from './limits.js';
+import { RECORD_TYPES } from './record-schema.js';
 import {
   classifyInputSchema,
   FORGET_SELECTORS,
@@ -43,7 +44,7 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
   }
   const named = (issue.code === 'custom' ? (issue.params?.code as ErrorCode | undefined) : undefined) ?? FIELD_CODES[field];
   if (named === 'invalid_type') return new AppError('invalid_type', TYPE_MESSAGE);
-  if (named === 'invalid_limit') return new AppError('invalid_limit', 'limit must be an integer from 1 to 100');
+  if (named === 'invalid_limit') return new AppError('invalid_limit', `limit must be an integer from ${SEARCH_LIMIT_RANGE}`);
   if (named === 'invalid_since') {
     return new AppError('invalid_since', `since must be ${DATE_FORMS}`);
   }
@@ -58,52 +59,47 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
   return new AppError('invalid_field', `${field} ${issue.message}`);
 }
 
-/**
- * Parses `input` with `schema` and returns the output, or throws the one AppError that describes the first
- * problem: unknown fields first, then the fields in schema order; within a field, a missing value before
- * anything else.
- */
-function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, fieldOrder: string[], required: string[]): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
-  if (result.success) return result.data;
-  const order = (issue: Issue) =>
-    issue.code === 'unrecognized_keys' ? -1 : fieldOrder.indexOf(String(issue.path[0] ?? ''));
-  const requiredSet = new Set(required);
-  const first = [...result.error.issues].sort(
-    (a, b) => order(a) - order(b) || Number(!isMissing(a)) - Number(!isMissing(b)),
-  )[0]!;
-  throw classify(first, requiredSet);
-}
+type ObjectSchema = z.ZodType & { shape: Record<string, z.ZodType> };
 
-const RECORD_FIELDS = ['agent_id', 'type', 'title', 'body', 'client', 'metadata'];
-const RECORD_REQUIRED = ['agent_id', 'type', 'title', 'body'];
+/**
+ * A parser for `schema` that returns the output, or throws the one AppError that describes the first problem:
+ * unknown fields first, then the fields in the schema's order; within a field, a missing value before anything
+ * else. The fields a value must be given for (`missing_field`) are those whose schema refuses `undefined`.
+ */
+function parserOf<S extends ObjectSchema>(schema: S): (input: unknown) => z.output<S> {
+  const fieldOrder = Object.keys(schema.shape);
+  const required = new Set(fieldOrder.filter((field) => !schema.shape[field]!.safeParse(undefined).success));
+  const order = (issue: Issue) => (issue.code === 'unrecognized_keys' ? -1 : fieldOrder.indexOf(String(issue.path[0] ?? '')));
+  return (input) => {
+    const result = schema.safeParse(input, { reportInput: true });
+    if (result.success) return result.data;
+    const first = [...result.error.issues].sort(
+      (a, b) => order(a) - order(b) || Number(!isMissing(a)) - Number(!isMissing(b)),
+    )[0]!;
+    throw classify(first, required);
+  };
+}
 
 /** Validates the body of a write; throws AppError(missing_field | invalid_field | invalid_type | body_too_large). */
-export function parseRecordInput(input: unknown) {
-  return parseOrThrow(recordInputSchema, input, RECORD_FIELDS, RECORD_REQUIRED);
-}
+export const parseRecordInput = parserOf(recordInputSchema);
 
 /** Validates the body of a classify request. */
-export function parseClassifyInput(input: unknown) {
-  return parseOrThrow(classifyInputSchema, input, ['title', 'body'], ['title', 'body']);
-}
+export const parseClassifyInput = parserOf(classifyInputSchema);
 
 /** Validates the query string of a search; throws AppError(invalid_limit | invalid_since | invalid_type | invalid_field). */
-export function parseSearchParams(params: Record<string, string | undefined>): SearchParams {
-  return parseOrThrow(searchParamsSchema, params, ['q', 'agent_id', 'type', 'client', 'limit', 'since'], []);
-}
+export const parseSearchParams: (params: Record<string, string | undefined>) => SearchParams = parserOf(searchParamsSchema);
 
 /** Validates the query string of a listing; throws AppError(invalid_limit | invalid_since | invalid_until | invalid_type | invalid_field). */
-export function parseListParams(params: Record<string, string | undefined>): ListParams {
-  return parseOrThrow(listParamsSchema, params, ['agent_id', 'type', 'client', 'since', 'until', 'order', 'limit', 'cursor'], []);
-}
+export const parseListParams: (params: Record<string, string | undefined>) => ListParams = parserOf(listParamsSchema);
+
+const parseForgetFields = parserOf(forgetInputSchema);
 
 /**
  * Validates the body of a forget; throws AppError(missing_field) when it names no selector, since erasing a
  * whole tenant is never one request's job.
  */
 export function parseForgetInput(input: unknown): ForgetInput {
-  const forget = parseOrThrow(forgetInputSchema, input, [...FORGET_SELECTORS, 'dry_run'], []);
+  const forget = parseForgetFields(input);
   if (FORGET_SELECTORS.every((selector) => forget[selector] === undefined)) {
     throw new AppError(
       'missing_field',
