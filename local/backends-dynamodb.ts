@@ -18,7 +18,8 @@ import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plan
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { CursorSealer } from '../shared/domain/cursor-sealer.js';
-import { NoDatabaseError, searchOn, type AdminStores, type Backend } from './backends.js';
+import { NoDatabaseError, type AdminStores, type Backend } from './backend.js';
+import { searchOn } from './backends-sqlite.js';
 import type { LocalConfig } from './config.js';
 import { inProcessForgetJobs } from './forget-jobs.js';
 import { lambdaContext } from './lambda-context.js';

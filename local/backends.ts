@@ -1,123 +1,15 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { existsSync } from 'node:fs';
-import type { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
-import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
-import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
-import { searchWork, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
-import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
-import { ThreadMerger, type SearchMerger } from '../shared/adapters/local/search-merger.js';
-import { CursorSealer } from '../shared/domain/cursor-sealer.js';
-import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
+import type { AdminStores, Backend } from './backend.js';
+import { openSqliteAdminStores, openSqliteBackend } from './backends-sqlite.js';
 import type { LocalConfig } from './config.js';
 
-/** The ports the local runtime serves from, whichever backend holds them. */
-export interface Backend {
-  records: RecordStore;
-  search: SearchIndex;
-  keys: KeyStore;
-  usage: UsageMeter;
-  /** The classification queue: the SQLite outbox in both backends (it plays SQS in the AWS-shaped one). */
-  jobs: SqliteJobQueue;
-  /**
-   * The sealer of listing cursors, its key kept in the SQLite file of both backends (the AWS-shaped one
-   * keeps its index there), so that a restart on the same data keeps cursors valid.
-   */
-  cursors: CursorSealer;
-  /** Where the data lives, for the start-up line. */
-  describe: string;
-  /** Starts background work: the search index's merges, and the stream poller in the AWS-shaped backend. */
-  start(): void;
-  /** Periodic housekeeping; returns what it did, for the log. */
-  sweep(): { purgedIdempotencyKeys: number };
-  /** Waits until every write so far is searchable (immediate on SQLite). */
-  settle(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
-}
+export { NoDatabaseError, type AdminStores, type Backend } from './backend.js';
 
 /** Opens the configured backend. The AWS-shaped one, and with it the AWS SDK, is loaded only when configured. */
 export async function openBackend(config: LocalConfig, logger: Logger): Promise<Backend> {
   if (!config.aws) return openSqliteBackend(config, logger);
   const { openDynamoDbBackend } = await import('./backends-dynamodb.js');
   return openDynamoDbBackend(config, config.aws, logger);
-}
-
-/** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
-function openSqliteBackend(config: LocalConfig, logger: Logger): Backend {
-  // An upgrade from a version before the search engine indexes the stored records first, with progress.
-  // The merges of what is written afterwards run on a thread of their own (search-merger.ts).
-  const sqlite = openSqliteAdapters(config.databaseFile, {
-    progress: (line) => logger.info(line),
-    merger: () => new ThreadMerger(config.databaseFile, (event) => logMerge(logger, event)),
-  });
-  const search = searchOn(sqlite, config.databaseFile, config);
-  return {
-    ...sqlite,
-    search,
-    cursors: new CursorSealer(sqlite.secrets.get('cursor-key')),
-    describe: `data in ${config.dataDir}`,
-    // The merge thread starts with the server, not at its first write: a backlog that a restart or an
-    // import by the admin CLI left is merged without waiting for one, and so is what another process writes.
-    start: () => sqlite.merger.wake(),
-    sweep: () => ({ purgedIdempotencyKeys: sqlite.records.purgeExpiredIdempotencyKeys() }),
-    settle: async () => undefined,
-    close: async () => {
-      await search.close();
-      await sqlite.merger.close();
-      sqlite.close();
-    },
-  };
-}
-
-/** A merge is logged at debug level, a failed one as an error (the thread goes on, and searches read the tail). */
-function logMerge(logger: Logger, event: MergeThreadEvent): void {
-  if (event.kind === 'failed') logger.error('a search index merge failed', { reason: event.error });
-  else logger.debug('search index merge', { records: event.docs, ms: Math.round(event.ms), waiting: event.pending });
-}
-
-/**
- * The SQLite search as the server runs it: on worker threads with connections of their own, a deadline
- * and a bounded queue (search-pool.ts), except the searches whose work is bounded below the cost of the
- * hop (the newest records without filters, words the tenant has in few records), and those of moderate
- * work when no other search runs, which run on the adapters' connection in the server's thread; or, with
- * 0 threads, all on that connection, where a search is one synchronous call that nothing waits behind.
- */
-export function searchOn(
-  sqlite: SqliteAdapters,
-  file: string,
-  config: Pick<LocalConfig, 'searchThreads' | 'searchTimeoutMs' | 'searchQueue'>,
-): SearchIndex & { close(): Promise<void> } {
-  if (config.searchThreads > 0) {
-    return new SqliteSearchPool(file, {
-      threads: config.searchThreads,
-      timeoutMs: config.searchTimeoutMs,
-      maxWaiting: config.searchQueue,
-      inline: { workOf: searchWork(sqlite.search), index: sqlite.search },
-    });
-  }
-  return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };
-}
-/** The stores the admin CLI needs, and API Gateway's side of the keys when it works on a deployed stack. */
-export interface AdminStores {
-  keys: KeyStore;
-  usage: UsageMeter;
-  /** For export, import and tenant delete. On DynamoDB without a forget queue: a forget would run to its end in the call. */
-  records: RecordStore;
-  /** Set only in the dynamodb backend with the MEMORY_API_* settings; null locally, where no gateway checks keys. */
-  gateway: Pick<ApiGatewayKeyRegistry, 'register' | 'disable' | 'move'> | null;
-  close(): void;
-}
-
-/**
- * The admin CLI was pointed at data that does not exist (a mistyped MEMORY_DATA_DIR, DynamoDB Local
- * restarted without the server), and was not asked to create it. `details` name what is missing.
- */
-export class NoDatabaseError extends Error {
-  constructor(
-    message: string,
-    readonly details: Record<string, string>,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -131,23 +23,5 @@ export async function openAdminStores(config: LocalConfig, { create = false }: {
     const { openDynamoDbAdminStores } = await import('./backends-dynamodb.js');
     return openDynamoDbAdminStores(config.aws, { create });
   }
-  const file = config.databaseFile;
-  if (!create && !existsSync(file)) {
-    throw new NoDatabaseError(
-      `no database at ${file}: MEMORY_DATA_DIR (${config.dataDir}) is not a directory the server has started on. ` +
-        "Set MEMORY_DATA_DIR to the server's data directory, or pass --create to start a new database there.",
-      { path: file },
-    );
-  }
-  const sqlite = openSqliteAdapters(file, { mustExist: !create, merger: () => MERGES_LEFT_TO_THE_SERVER });
-  return { keys: sqlite.keys, usage: sqlite.usage, records: sqlite.records, gateway: null, close: () => sqlite.close() };
+  return openSqliteAdminStores(config, { create });
 }
-
-/**
- * The admin CLI merges nothing into the search index itself. A running server's merge thread takes in what
- * another process wrote within a second (it looks every `maxDelayMs`), and a server that starts merges a
- * large backlog before it listens (mergeBacklogAtOpen); until then searches read the records from the tail.
- * Merging in the CLI too made an import of 100 000 records take twice as long, with twice the memory
- * (6.6 s and 380 MB against 3.0 s and 170 MB), for work the server does anyway.
- */
-const MERGES_LEFT_TO_THE_SERVER: SearchMerger = { wake: () => undefined, close: async () => undefined };
