@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ForgetInput, ListQuery, MemoryClient, RecallQuery, RecordInput, RecordType } from '../sdk/src/index.js';
 import { ConfigError, createClient, DEFAULT_API_URL, errorBody, loadApiConfig, type ErrorJson } from '../mcp/api.js';
+import { LIMITS, SEARCH_LIMIT_RANGE } from '../shared/domain/limits.js';
 
 /**
  * `npm run --silent memory -- <command>`: remember, recall, classify, read, list, delete, forget, export and
@@ -72,7 +73,7 @@ function metadataOf(value: string | undefined): RecordInput['metadata'] {
 
 function limitOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw usage('--limit must be an integer from 1 to 100');
+  if (!/^\d+$/.test(value)) throw usage(`--limit must be an integer from ${SEARCH_LIMIT_RANGE}`);
   return Number(value);
 }
 
@@ -252,7 +253,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
 const STREAMED = Symbol('streamed');
 
 /** Records per page of an export: the API's largest page. */
-const EXPORT_PAGE = 100;
+const EXPORT_PAGE = LIMITS.searchLimitMax;
 
 /** How often a progress line is rewritten in a terminal, and how long an export runs before the first. */
 const PROGRESS_MS = 1000;

@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN } from '../shared/domain/idempotency.js';
 import { RANKING } from '../shared/domain/rank.js';
-import { LIMITS, RECORD_TYPES } from '../shared/domain/record.js';
+import { LIMITS, SEARCH_LIMIT_RANGE } from '../shared/domain/limits.js';
+import { RECORD_TYPES } from '../shared/domain/record-schema.js';
 import {
   classifyInputSchema,
   FORGET_IDS_MAX,
@@ -59,7 +60,7 @@ A call stores a new record each time. To make a retry safe, pass the same idempo
 const RECALL = `Search the long-term memory for records stored earlier, by you or other agents of the same tenant.
 Use it before answering when earlier conversations may matter: the user's preferences and context, past decisions, open follow-ups, what was delivered or said.
 
-q is plain English, not a query language: records matching any of its words (stemmed, so "running" finds "runs") or "quoted phrases" come back best first, with a rank from 0 to 1; titles weigh ${RANKING.titleWeight} times bodies. Without q, the newest records come first. Filter by type, agent_id, client or since; limit is 1 to 100 (default 20).
+q is plain English, not a query language: records matching any of its words (stemmed, so "running" finds "runs") or "quoted phrases" come back best first, with a rank from 0 to 1; titles weigh ${RANKING.titleWeight} times bodies. Without q, the newest records come first. Filter by type, agent_id, client or since; limit is ${SEARCH_LIMIT_RANGE} (default ${LIMITS.searchLimitDefault}).
 
 The answer is a numbered list: each record's title, then its type, rank, creation time, agent, client and id, then its body (a very long body is cut in the text, and says so).`;
 
@@ -72,7 +73,7 @@ An id that is unknown, malformed, deleted or another tenant's answers not_found.
 const LIST = `List the records of the long-term memory in the order they were written, newest first (order "asc": oldest first), optionally only those of one agent_id, type or client, or created from since (inclusive) until until (exclusive): dates YYYY-MM-DD or ISO 8601 date-times.
 Unlike memory_recall it does not search or rank: use it to review what is stored, for example before memory_forget. Use memory_recall to find something.
 
-One call answers one page of up to limit records (1 to 100, default 20). When there are more, the answer ends with a cursor: call memory_list again with the same filters and that cursor for the next page. A cursor with other filters is an invalid_cursor error. Bodies are cut short in the list; memory_get reads one record in full.`;
+One call answers one page of up to limit records (${SEARCH_LIMIT_RANGE}, default ${LIMITS.searchLimitDefault}). When there are more, the answer ends with a cursor: call memory_list again with the same filters and that cursor for the next page. A cursor with other filters is an invalid_cursor error. Bodies are cut short in the list; memory_get reads one record in full.`;
 
 const FORGET = `Delete records from the long-term memory, for good: every record that matches all the selectors given (at least one of agent_id, client, type, before, ids). before is a date (YYYY-MM-DD) or ISO 8601 date-time: records created before it. ids (from memory_recall or memory_list) name exact records, at most ${FORGET_IDS_MAX}.
 Use it when the user asks you to forget something, or to remove records that are wrong or outdated.
@@ -111,7 +112,7 @@ const suggestionOutputSchema = z.strictObject(suggestionSchema.shape);
 const getArgsSchema = z.strictObject({
   id: recordSchema.shape.id
     .min(1)
-    .max(64)
+    .max(LIMITS.recordIdChars)
     .meta({ description: 'The record id (a UUID), as memory_recall, memory_list or memory_remember answered it.' }),
 });
 const listArgsSchema = z.strictObject(listQuerySchema.shape);
