@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { BackgroundLoop, UNTIL_WOKEN } from './background-loop.js';
 import { SearchMerge } from './search-merge.js';
-import type { MergePolicy } from './search-merger.js';
+import { MERGE_BACKOFF, MergeScheduler, type MergePolicy } from './search-merge-policy.js';
 
 /** What the thread is started with (search-merger.ts, ThreadMerger). */
 export interface MergeThreadData {
@@ -25,61 +26,36 @@ const { file, policy, stepMs, stop } = workerData as MergeThreadData;
 const db = new Database(file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const merge = new SearchMerge(db);
-
-let timer: NodeJS.Timeout | null = null;
-let waitingSince: number | null = null;
-/** Failures in a row: the next look waits longer, up to a minute. */
-let failures = 0;
 
 const stopped = () => Atomics.load(stop, 0) === 1;
+// With nothing waiting it looks again every maxDelayMs, so that records another process wrote are merged too.
+const scheduler = new MergeScheduler(new SearchMerge(db), policy, { idleMs: policy.maxDelayMs, stepMs, stopped });
 
-function schedule(ms: number): void {
-  if (timer) clearTimeout(timer);
-  timer = setTimeout(pass, ms);
-}
-
-/** One look: merges a batch if the policy says so, then schedules the next look. */
-function pass(): void {
-  timer = null;
-  if (stopped()) return finish();
-  try {
-    const pending = merge.pending();
-    if (pending === 0) {
-      waitingSince = null;
-      failures = 0;
-      return schedule(policy.maxDelayMs);
-    }
-    waitingSince ??= Date.now();
-    const waited = Date.now() - waitingSince;
-    if (pending < policy.minDocs && waited < policy.maxDelayMs) return schedule(policy.maxDelayMs - waited);
+const loop = new BackgroundLoop({
+  name: 'search merge',
+  // The thread has no logger of its own: the server logs what it posts (local/backends.ts).
+  logger: { error: (_message, { error }) => port.postMessage({ kind: 'failed', error: error instanceof Error ? error.message : String(error) } satisfies MergeThreadEvent) },
+  backoff: MERGE_BACKOFF,
+  pass: () => {
+    // The server sets the flag just before it posts 'stop': start nothing more in between.
+    if (stopped()) return UNTIL_WOKEN;
     const started = performance.now();
-    const docs = merge.next(policy.maxDocs, stepMs, stopped);
-    // The log's pages go back into the database file here, off the server's thread (database.ts).
-    db.pragma('wal_checkpoint(PASSIVE)');
-    waitingSince = null;
-    failures = 0;
-    port.postMessage({ kind: 'merged', docs, ms: performance.now() - started, pending: pending - docs } satisfies MergeThreadEvent);
-    schedule(0);
-  } catch (error) {
-    failures++;
-    port.postMessage({ kind: 'failed', error: error instanceof Error ? error.message : String(error) } satisfies MergeThreadEvent);
-    schedule(Math.min(60_000, 100 * 2 ** failures));
-  }
-}
-
-function finish(): void {
-  if (timer) clearTimeout(timer);
-  db.close();
-  port.close();
-}
+    const { nextMs, merged } = scheduler.look();
+    if (merged) {
+      // The log's pages go back into the database file here, off the server's thread (database.ts).
+      db.pragma('wal_checkpoint(PASSIVE)');
+      port.postMessage({ kind: 'merged', docs: merged.docs, ms: performance.now() - started, pending: merged.pending - merged.docs } satisfies MergeThreadEvent);
+    }
+    return nextMs;
+  },
+});
 
 port.on('message', (message: 'wake' | 'stop') => {
-  if (message === 'stop') {
-    finish();
-    return;
-  }
-  // Looks at once; a look that finds too few records waiting, too recently, schedules itself for later.
-  schedule(0);
+  // A wake looks at once; a look that finds too few records waiting, too recently, sleeps the rest of the wait.
+  if (message === 'wake') return loop.wake();
+  void loop.stop().then(() => {
+    db.close();
+    port.close();
+  });
 });
-schedule(0);
+loop.start();

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
+import { BackgroundLoop, UNTIL_WOKEN } from './background-loop.js';
 import type { Db } from './database.js';
 import { SearchMerge } from './search-merge.js';
+import { DEFAULT_MERGE_POLICY, MERGE_BACKOFF, MergeScheduler, type MergePolicy } from './search-merge-policy.js';
 import type { MergeThreadData, MergeThreadEvent } from './search-merge-thread.js';
 import { threadEntry } from './thread-entry.js';
 
@@ -16,80 +18,40 @@ export interface SearchMerger {
   close(): Promise<void>;
 }
 
-/** When to merge: once this many records wait, or once the first of them has waited this long. */
-export interface MergePolicy {
-  minDocs: number;
-  maxDelayMs: number;
-  /** The most records one merge takes in. */
-  maxDocs: number;
-}
-
 /**
- * A merge of 4 096 records costs about 130 µs a record here, one of 1 024 about 180 µs (the per-word work
- * is shared by more records), so the merge waits for a few thousand, or a second (docs/architecture.md).
- */
-export const DEFAULT_MERGE_POLICY: MergePolicy = { minDocs: 4096, maxDelayMs: 1000, maxDocs: 16384 };
-
-/**
- * Merges on the connection's own thread, between other work (setImmediate), for the processes that write
- * little or have no thread to spare: the tests and the AWS-shaped mode's index (the admin CLI leaves merging
- * to the server: local/backends.ts). Each merge is one batch in one step.
+ * Merges on the connection's own thread, between other work, for the processes that write little or have
+ * no thread to spare: the tests and the AWS-shaped mode's index (the admin CLI leaves merging to the server:
+ * local/backends.ts). Each merge is one batch in one step. Its loop starts at the first write, so opening a
+ * database merges nothing by itself, and sleeps without a timer while nothing waits: the next write wakes it.
  */
 export class InlineMerger implements SearchMerger {
-  private readonly merge: SearchMerge;
-  private immediate: NodeJS.Immediate | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private waitingSince: number | null = null;
-  private closed = false;
+  private readonly scheduler: MergeScheduler;
+  private readonly loop: BackgroundLoop;
 
-  constructor(
-    db: Db,
-    private readonly policy: MergePolicy = DEFAULT_MERGE_POLICY,
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {
-    this.merge = new SearchMerge(db);
+  constructor(db: Db, policy: MergePolicy = DEFAULT_MERGE_POLICY, onError: (error: unknown) => void = () => undefined) {
+    this.scheduler = new MergeScheduler(new SearchMerge(db), policy, { idleMs: UNTIL_WOKEN });
+    this.loop = new BackgroundLoop({
+      name: 'search merge',
+      pass: () => this.scheduler.look().nextMs,
+      logger: { error: (_message, { error }) => onError(error) },
+      backoff: MERGE_BACKOFF,
+      // A process that ends without closing its adapters (a script, a test) is not held up by a merge nobody needs.
+      unref: true,
+    });
   }
 
   wake(): void {
-    if (this.closed || this.immediate || this.timer) return;
-    this.immediate = setImmediate(() => this.pass());
+    this.loop.start();
+    this.loop.wake();
   }
 
   /** Merges every record waiting, now. */
   mergeAll(): void {
-    while (this.merge.next(this.policy.maxDocs) > 0);
-    this.waitingSince = null;
+    this.scheduler.mergeAll();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.immediate) clearImmediate(this.immediate);
-    if (this.timer) clearTimeout(this.timer);
-    this.immediate = this.timer = null;
-  }
-
-  private pass(): void {
-    this.immediate = this.timer = null;
-    if (this.closed) return;
-    try {
-      const pending = this.merge.pending();
-      if (pending === 0) {
-        this.waitingSince = null;
-        return;
-      }
-      this.waitingSince ??= Date.now();
-      const waited = Date.now() - this.waitingSince;
-      if (pending < this.policy.minDocs && waited < this.policy.maxDelayMs) {
-        this.timer = setTimeout(() => this.pass(), this.policy.maxDelayMs - waited);
-        this.timer.unref();
-        return;
-      }
-      this.merge.next(this.policy.maxDocs);
-      this.waitingSince = null;
-      this.wake();
-    } catch (error) {
-      this.onError(error);
-    }
+  close(): Promise<void> {
+    return this.loop.stop();
   }
 }
 
