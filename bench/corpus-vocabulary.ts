@@ -1,8 +1,8 @@
 import type { RecordType } from '../shared/domain/record.js';
-import type { Domain } from './corpus.js';
+import type { Domain } from './corpus-tenants.js';
 
 /**
- * The corpus generator's words and sentence templates (bench/corpus.ts compiles them once). Each list is in
+ * The corpus generator's words and sentence templates (bench/corpus-words.ts compiles them once). Each list is in
  * rough order of frequency, most common first: the order is the Zipf rank. Nouns are "singular" or
  * "singular:plural"; verbs "base", "base:past" or "base:past:ing".
  */
