@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Db } from './db.js';
 import { NEWEST_TABLE_SQL } from './newest.js';
 import { POSTING_TABLES_SQL } from './posting-storage.js';
 import { SEQ_TRIGGERS_SQL } from './rows.js';
-import { mergeBacklogAtOpen } from './search-merge.js';
 
-export type Db = Database.Database;
+export type { Db } from './db.js';
 
 /**
  * Schema migrations, applied in order and tracked in `PRAGMA user_version`. Append; never edit a shipped one.
@@ -177,16 +177,8 @@ export const MIGRATIONS: readonly string[] = [
  *
  * With `mustExist`, a missing file is an error (better-sqlite3's) and nothing is created, not even the
  * directory: the admin CLI must not start a new, empty database beside the one the server uses.
- *
- * With `progress`, the process is the one that serves searches (the server): a large backlog of records
- * above the search index's merge mark (an upgraded database) is merged before anything else, with
- * `progress` lines (search-merge.ts, mergeBacklogAtOpen). Other processes (the admin CLI, a benchmark that
- * looks at the server's file) leave merging to the server.
  */
-export function openDatabase(
-  file: string,
-  { mustExist = false, progress }: { mustExist?: boolean; progress?: (line: string) => void } = {},
-): Db {
+export function openDatabase(file: string, { mustExist = false }: { mustExist?: boolean } = {}): Db {
   if (file !== ':memory:' && !mustExist) mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { fileMustExist: mustExist });
   // busy_timeout first, so that even switching a new file to WAL waits for another process opening it.
@@ -198,7 +190,6 @@ export function openDatabase(
   // does not (SQLite's default is 1 000 pages, which a merge's steps pass every few seconds).
   db.pragma('wal_autocheckpoint = 10000');
   migrate(db);
-  if (progress) mergeBacklogAtOpen(db, progress);
   return db;
 }
 

@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './database.js';
 import { SqliteJobQueue } from './job-queue.js';
 import { SqliteKeyStore } from './key-store.js';
 import { SqliteRecordStore } from './record-store.js';
+import { mergeBacklogAtOpen } from './search-merge.js';
 import { SqliteSearchIndex } from './search-index.js';
 import { InlineMerger, type SearchMerger } from './search-merger.js';
 import { SqliteServiceSecrets } from './service-secrets.js';
@@ -24,7 +25,14 @@ export interface SqliteAdapters {
 }
 
 export interface SqliteAdaptersOptions {
+  /** A missing file is an error, and nothing is created (openDatabase): for the admin CLI. */
   mustExist?: boolean;
+  /**
+   * Given, the process is the one that serves searches (the server): a large backlog of records above the
+   * search index's merge mark (an upgraded database) is merged before anything else, with `progress` lines
+   * (search-merge.ts, mergeBacklogAtOpen). Other processes (the admin CLI, a benchmark that looks at the
+   * server's file) leave merging to the server.
+   */
   progress?: (line: string) => void;
   /** The merger, given the open database; by default one that merges on this thread (InlineMerger). */
   merger?: (db: Db) => SearchMerger;
@@ -32,7 +40,8 @@ export interface SqliteAdaptersOptions {
 
 /** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
 export function openSqliteAdapters(file: string, options: SqliteAdaptersOptions = {}): SqliteAdapters {
-  const db = openDatabase(file, options);
+  const db = openDatabase(file, { mustExist: options.mustExist ?? false });
+  if (options.progress) mergeBacklogAtOpen(db, options.progress);
   const usage = new SqliteUsageMeter(db);
   const merger = options.merger?.(db) ?? new InlineMerger(db);
   return {

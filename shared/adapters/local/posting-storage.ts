@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { CollectionStats } from '../../search/scoring.js';
 import type { SealedBlock } from '../../search/sealed.js';
 import type { PostingStorage, TermHead } from '../../search/storage.js';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 /** better-sqlite3 binds Buffers; a view of the same bytes, no copy. */
 const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
