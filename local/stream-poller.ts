@@ -8,6 +8,8 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { dynamoDbClient, dynamoDbStreamsClient, type DynamoDbClientConfig } from '../shared/adapters/aws/dynamodb/client.js';
+import { BackgroundLoop } from '../shared/adapters/local/background-loop.js';
+import { backoffDelay, MAX_RETRY_WAIT_MS } from '../shared/adapters/local/backoff.js';
 import { toLambdaStreamRecord } from './stream-event.js';
 import { isAfter, readyShards, refreshShards, shardIterator, type ShardState } from './stream-shards.js';
 
@@ -23,7 +25,7 @@ export interface StreamPollerOptions {
   batchSize?: number;
   /** Retries of a failing batch before its records go to the on-failure destination. Default 3. */
   maxRetries?: number;
-  /** Wait before the first retry; each further retry waits twice as long. Default 100 ms. */
+  /** The backoff's base: the n-th retry waits a random time up to this·2^(n−1), at most a minute (backoff.ts). Default 100 ms. */
   retryBackoffMs?: number;
   /** How long to wait between polls when no shard had records. Default 200 ms. */
   pollIntervalMs?: number;
@@ -45,16 +47,16 @@ interface SettleWaiter {
  * Plays the Lambda event source mapping of a DynamoDB stream, for DynamoDB Local: it reads every shard of
  * the table's stream (a parent shard to its end before its children) and invokes the handler with
  * Lambda-shaped batches. With ReportBatchItemFailures semantics, a batch that reports failures is
- * delivered again from its lowest failed record onward, with a doubling backoff, up to `maxRetries` times;
- * then its records are logged as sent to the on-failure destination and the shard moves on.
+ * delivered again from its lowest failed record onward, after a backoff (backoff.ts), up to `maxRetries`
+ * times; then its records are logged as sent to the on-failure destination and the shard moves on.
  *
  * Shards it has not seen are read from TRIM_HORIZON, and checkpoints live in memory only, so a restart
  * replays the whole retained stream. That is harmless: every index write is idempotent by record id and a
  * repeated classification only rewrites the suggestion.
  *
- * States: idle (waiting for the next poll) -> polling (one pass over the ready shards) -> idle, or ->
- * stopped. A pass never throws: each shard's turn catches and logs its own error with the shard id.
- * A stopped poller cannot be started again.
+ * Its passes (one over the ready shards) run in a background loop (background-loop.ts), which gives it its
+ * start and stop: a stopped poller cannot be started again. Each shard's turn catches and logs its own
+ * error with the shard id; a pass fails, and the loop backs off, only when the stream cannot be listed.
  */
 export class StreamPoller {
   private readonly tables;
@@ -71,10 +73,7 @@ export class StreamPoller {
   private lastRefreshPass = 0;
   private refreshRequested = true;
   private passesStarted = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private started = false;
-  private stopped = false;
+  private readonly loop: BackgroundLoop;
 
   constructor(private readonly options: StreamPollerOptions) {
     this.tables = dynamoDbClient(options.config);
@@ -88,20 +87,23 @@ export class StreamPoller {
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1 || this.batchSize > 1000) {
       throw new Error(`batchSize must be an integer from 1 to 1000, got ${this.batchSize}`);
     }
+    this.loop = new BackgroundLoop({
+      name: 'stream poll',
+      logger: options.logger,
+      context: () => ({ table: options.tableName, stream_arn: this.streamArn }),
+      backoff: { baseMs: this.pollIntervalMs, capMs: MAX_RETRY_WAIT_MS },
+      pass: () => this.pass(),
+    });
   }
 
-  /** Starts polling the stream. */
+  /** Starts polling the stream; a second call does nothing. */
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling: lets the batch in flight finish, fails pending settles, and closes the clients. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     for (const waiter of this.waiters) this.endWait(waiter, new Error('the stream poller stopped'));
     this.tables.destroy();
     this.streams.destroy();
@@ -114,7 +116,8 @@ export class StreamPoller {
    * It trusts an empty GetRecords to mean "caught up", which holds on DynamoDB Local but not always on AWS.
    */
   settle(timeoutMs = 10_000): Promise<void> {
-    if (!this.started || this.stopped) return Promise.reject(new Error('the stream poller is not running'));
+    const { state } = this.loop;
+    if (state !== 'sleeping' && state !== 'running') return Promise.reject(new Error('the stream poller is not running'));
     return new Promise<void>((resolve, reject) => {
       const waiter: SettleWaiter = {
         afterPass: this.passesStarted,
@@ -124,11 +127,9 @@ export class StreamPoller {
       };
       this.waiters.add(waiter);
       this.refreshRequested = true;
-      // Poll now instead of after the idle interval; a pass in flight reschedules itself when it ends.
-      if (this.timer !== undefined) {
-        clearTimeout(this.timer);
-        this.schedule(0);
-      }
+      // Poll now instead of after the idle interval; a pass in flight is followed at once by one that
+      // starts after this call, as the waiter needs.
+      this.loop.wake();
     });
   }
 
@@ -139,34 +140,19 @@ export class StreamPoller {
     else waiter.resolve();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.pass().then((next) => {
-        this.running = undefined;
-        // A settle that arrived during this pass needs a pass that starts after it: run one now.
-        const waiting = [...this.waiters].some((w) => w.afterPass >= this.passesStarted);
-        this.schedule(waiting ? 0 : next);
-      });
-    }, delayMs);
-  }
-
-  /** One pass over every ready shard. Resolves to the delay before the next pass; never rejects. */
+  /**
+   * One pass over every ready shard. Resolves to the delay before the next pass; rejects only when the
+   * stream cannot be found or listed (the loop logs it as `stream poll pass failed` and backs off).
+   */
   private async pass(): Promise<number> {
     const passNo = ++this.passesStarted;
-    try {
-      this.streamArn ??= await this.latestStreamArn();
-      if (this.refreshRequested || Date.now() - this.lastRefresh >= this.shardRefreshMs) {
-        const startedAt = Date.now();
-        this.refreshRequested = false;
-        await refreshShards(this.streams, this.streamArn, this.shards);
-        this.lastRefresh = startedAt;
-        this.lastRefreshPass = passNo;
-      }
-    } catch (error) {
-      this.options.logger.error('stream poll pass failed', { table: this.options.tableName, stream_arn: this.streamArn, error: error as Error });
-      return this.pollIntervalMs;
+    this.streamArn ??= await this.latestStreamArn();
+    if (this.refreshRequested || Date.now() - this.lastRefresh >= this.shardRefreshMs) {
+      const startedAt = Date.now();
+      this.refreshRequested = false;
+      await refreshShards(this.streams, this.streamArn, this.shards);
+      this.lastRefresh = startedAt;
+      this.lastRefreshPass = passNo;
     }
 
     const { open, ready } = readyShards(this.shards);
@@ -261,7 +247,7 @@ export class StreamPoller {
       });
       return;
     }
-    const delayMs = this.retryBackoffMs * 2 ** retries;
+    const delayMs = backoffDelay(retries + 1, { baseMs: this.retryBackoffMs, capMs: MAX_RETRY_WAIT_MS });
     logger.warn('stream records failed; delivering again from the lowest failure', {
       shard_id: shard.id,
       start_sequence_number: failed[0]?.dynamodb?.SequenceNumber,
