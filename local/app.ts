@@ -10,6 +10,7 @@ import { createReadHandler } from '../functions/read/handler.js';
 import { createUsageHandler } from '../functions/usage/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
 import { openApiJson } from '../shared/api/openapi.js';
+import { OPERATIONS, type ApiFunction } from '../shared/api/operations.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
 import { openBackend, type Backend } from './backends.js';
 import { consoleRoutes } from './console-assets.js';
@@ -71,21 +72,17 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   // Each Lambda gets its own logger, as on AWS: injectLambdaContext would otherwise stamp one function's
   // name and request id on every other component's lines.
   const lambdaLogger = () => logger.createChild();
-  const record = createRecordHandler({ records, logger: lambdaLogger() });
-  const classify = createClassifyHandler({ classifier, logger: lambdaLogger() });
-  const read = createReadHandler({ records, cursors: () => backend.cursors, logger: lambdaLogger() });
-  const forget = createForgetHandler({ records, logger: lambdaLogger() });
+  const handlers: Record<ApiFunction, ProxyHandler> = {
+    record: createRecordHandler({ records, logger: lambdaLogger() }),
+    read: createReadHandler({ records, cursors: () => backend.cursors, logger: lambdaLogger() }),
+    forget: createForgetHandler({ records, logger: lambdaLogger() }),
+    query: createQueryHandler({ search, usage, logger: lambdaLogger() }),
+    usage: createUsageHandler({ usage, logger: lambdaLogger() }),
+    classify: createClassifyHandler({ classifier, logger: lambdaLogger() }),
+  };
+  // Every operation of the registry, each to its function's handler, as API Gateway routes them on AWS.
   const routes: Route[] = [
-    { method: 'POST', path: '/api/v1/record', name: 'record', handler: record },
-    { method: 'GET', path: '/api/v1/record', name: 'read', handler: read },
-    { method: 'GET', path: '/api/v1/record/{id}', name: 'read', handler: read },
-    { method: 'DELETE', path: '/api/v1/record/{id}', name: 'forget', handler: forget },
-    { method: 'POST', path: '/api/v1/forget', name: 'forget', handler: forget },
-    { method: 'GET', path: '/api/v1/forget/{job_id}', name: 'forget', handler: forget },
-    { method: 'GET', path: '/api/v1/usage', name: 'usage', handler: createUsageHandler({ usage, logger: lambdaLogger() }) },
-    { method: 'GET', path: '/api/v1/query', name: 'query', handler: createQueryHandler({ search, usage, logger: lambdaLogger() }) },
-    { method: 'POST', path: '/v1/classify', name: 'classify', handler: classify },
-    { method: 'POST', path: '/api/v1/classify', name: 'classify', handler: classify },
+    ...OPERATIONS.map(({ method, path, fn }) => ({ method, path, name: fn, handler: handlers[fn] })),
     { method: 'GET', path: '/openapi.json', name: 'openapi', handler: openApiHandler(), public: true },
     ...consoleRoutes(),
   ];

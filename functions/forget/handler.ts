@@ -3,10 +3,9 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { AppError } from '../../shared/domain/errors.js';
 import { recordIdOf } from '../../shared/domain/record.js';
 import { parseForgetInput } from '../../shared/domain/validation.js';
-import { apiRoute } from '../../shared/http/api-route.js';
+import { apiFunction } from '../../shared/http/api-route.js';
 import { agentFor, mayRead } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
-import { readJsonBody } from '../../shared/http/json-body.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import { usageMetrics } from '../../shared/http/usage-metrics.js';
 import type { RecordStore } from '../../shared/ports.js';
@@ -27,40 +26,41 @@ export interface ForgetHandlerDeps {
  */
 export function createForgetHandler({ records, logger, metrics, now = () => new Date() }: ForgetHandlerDeps) {
   const usage = usageMetrics(metrics);
-  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const principal = principalOf(event);
-    const { tenantId } = principal;
-    const jobId = event.pathParameters?.job_id;
-    if (jobId !== undefined) {
-      const job = await records.forgetJob(tenantId, jobId);
-      if (!job) throw new AppError('not_found', 'No forget job with this id');
-      return jsonResult(200, job);
-    }
-    const rawId = event.pathParameters?.id;
-    if (rawId !== undefined) {
-      const id = recordIdOf(rawId);
+  return apiFunction(logger, 'forget', {
+    memory_delete: async (event) => {
+      const principal = principalOf(event);
+      const { tenantId } = principal;
+      const id = recordIdOf(event.pathParameters?.id ?? '');
       // A key bound to an agent deletes that agent's records only; another agent's is as unknown to it.
       const visible = id !== null && (principal.agentId === null || (await records.get(tenantId, id).then((r) => r !== null && mayRead(principal, r))));
       const deleted = visible ? await records.delete(tenantId, id) : null;
       if (!deleted) throw recordNotFound();
       usage.recordsDeleted(tenantId, 1);
       return jsonResult(200, deleted);
-    }
-    // POST /api/v1/forget: the only route here with a body.
-    const { dry_run = false, ids, ...rest } = parseForgetInput(readJsonBody(event));
-    // Ids compare as the stores keep them (lowercase); one that cannot be a record id matches nothing.
-    const selectors = {
-      ...rest,
-      // A key bound to an agent forgets that agent's records only.
-      agent_id: agentFor(principal, rest.agent_id),
-      ...(ids === undefined ? {} : { ids: ids.map(recordIdOf).filter((id) => id !== null) }),
-    };
-    const outcome = await records.forget(tenantId, selectors, { dryRun: dry_run, at: now() });
-    if (outcome.kind === 'job') {
-      usage.recordsDeleted(tenantId, outcome.matched);
-      return jsonResult(202, { job_id: outcome.job_id, matched: outcome.matched }, { Location: `/api/v1/forget/${outcome.job_id}` });
-    }
-    usage.recordsDeleted(tenantId, outcome.deleted);
-    return jsonResult(200, { matched: outcome.matched, deleted: outcome.deleted, dry_run });
+    },
+    memory_forget: async (event, body) => {
+      const principal = principalOf(event);
+      const { tenantId } = principal;
+      const { dry_run = false, ids, ...rest } = parseForgetInput(body);
+      // Ids compare as the stores keep them (lowercase); one that cannot be a record id matches nothing.
+      const selectors = {
+        ...rest,
+        // A key bound to an agent forgets that agent's records only.
+        agent_id: agentFor(principal, rest.agent_id),
+        ...(ids === undefined ? {} : { ids: ids.map(recordIdOf).filter((id) => id !== null) }),
+      };
+      const outcome = await records.forget(tenantId, selectors, { dryRun: dry_run, at: now() });
+      if (outcome.kind === 'job') {
+        usage.recordsDeleted(tenantId, outcome.matched);
+        return jsonResult(202, { job_id: outcome.job_id, matched: outcome.matched }, { Location: `/api/v1/forget/${outcome.job_id}` });
+      }
+      usage.recordsDeleted(tenantId, outcome.deleted);
+      return jsonResult(200, { matched: outcome.matched, deleted: outcome.deleted, dry_run });
+    },
+    memory_forget_status: async (event) => {
+      const job = await records.forgetJob(principalOf(event).tenantId, event.pathParameters?.job_id ?? '');
+      if (!job) throw new AppError('not_found', 'No forget job with this id');
+      return jsonResult(200, job);
+    },
   });
 }

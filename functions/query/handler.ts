@@ -5,7 +5,7 @@ import { parseQuery } from '../../shared/domain/query-parse.js';
 import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
 import { publicRecord, type SearchHit } from '../../shared/domain/record.js';
 import { parseSearchParams } from '../../shared/domain/validation.js';
-import { apiRoute } from '../../shared/http/api-route.js';
+import { apiFunction } from '../../shared/http/api-route.js';
 import { agentFor } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
@@ -34,25 +34,27 @@ function toResult(hit: SearchHit) {
  */
 export function createQueryHandler({ search, usage, logger, metrics, now = () => new Date() }: QueryHandlerDeps) {
   const usageMetric = usageMetrics(metrics);
-  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const principal = principalOf(event);
-    const { tenantId, limits } = principal;
-    const params = parseSearchParams(event.queryStringParameters ?? {});
-    const hits = await search.search(tenantId, {
-      text: parseQuery(params.q),
-      agent_id: agentFor(principal, params.agent_id),
-      type: params.type,
-      client: params.client,
-      since: params.since,
-      limit: params.limit,
-    });
-    const at = now();
-    if (!(await usage.countQuery(tenantId, quotaMonth(at), limits.queryQuota))) {
-      const error = new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
-      usageMetric.rejected(tenantId, error);
-      throw error;
-    }
-    usageMetric.queryServed(tenantId);
-    return jsonResult(200, hits.map(toResult));
+  return apiFunction(logger, 'query', {
+    memory_recall: async (event) => {
+      const principal = principalOf(event);
+      const { tenantId, limits } = principal;
+      const params = parseSearchParams(event.queryStringParameters ?? {});
+      const hits = await search.search(tenantId, {
+        text: parseQuery(params.q),
+        agent_id: agentFor(principal, params.agent_id),
+        type: params.type,
+        client: params.client,
+        since: params.since,
+        limit: params.limit,
+      });
+      const at = now();
+      if (!(await usage.countQuery(tenantId, quotaMonth(at), limits.queryQuota))) {
+        const error = new AppError('query_quota_exceeded', 'The monthly query quota is used up', secondsToNextMonth(at));
+        usageMetric.rejected(tenantId, error);
+        throw error;
+      }
+      usageMetric.queryServed(tenantId);
+      return jsonResult(200, hits.map(toResult));
+    },
   });
 }

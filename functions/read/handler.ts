@@ -4,7 +4,7 @@ import { AppError } from '../../shared/domain/errors.js';
 import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
 import { publicRecord, recordIdOf } from '../../shared/domain/record.js';
 import { parseListParams } from '../../shared/domain/validation.js';
-import { apiRoute } from '../../shared/http/api-route.js';
+import { apiFunction } from '../../shared/http/api-route.js';
 import { agentFor, mayRead } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
@@ -29,27 +29,29 @@ export const recordNotFound = () => new AppError('not_found', 'No record with th
  * against a quota.
  */
 export function createReadHandler({ records, cursors, logger }: ReadHandlerDeps) {
-  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const principal = principalOf(event);
-    const { tenantId } = principal;
-    const rawId = event.pathParameters?.id;
-    if (rawId !== undefined) {
-      const id = recordIdOf(rawId);
-      const record = id === null ? null : await records.get(tenantId, id);
+  return apiFunction(logger, 'read', {
+    memory_get: async (event) => {
+      const principal = principalOf(event);
+      const id = recordIdOf(event.pathParameters?.id ?? '');
+      const record = id === null ? null : await records.get(principal.tenantId, id);
       // Another agent's record, to a key bound to an agent, is as unknown as another tenant's.
       if (!record || !mayRead(principal, record)) throw recordNotFound();
       return jsonResult(200, publicRecord(record));
-    }
-    const params = parseListParams(event.queryStringParameters ?? {});
-    const sealer = await cursors();
-    const request = listRequest(tenantId, params, sealer);
-    // A key bound to an agent lists that agent's records (the cursor keeps the filters as the caller sent them).
-    const filters = { ...request.filters, agent_id: agentFor(principal, request.filters.agent_id) };
-    // One more than the page: whether there is a next page is known without an empty last page.
-    const found = await records.list(tenantId, { ...request, filters, limit: request.limit + 1 });
-    const page = found.slice(0, request.limit);
-    const last = page.at(-1);
-    const next_cursor = found.length > request.limit && last ? encodeCursor(tenantId, request, last, sealer) : null;
-    return jsonResult(200, { records: page.map(publicRecord), next_cursor });
+    },
+    memory_list: async (event) => {
+      const principal = principalOf(event);
+      const { tenantId } = principal;
+      const params = parseListParams(event.queryStringParameters ?? {});
+      const sealer = await cursors();
+      const request = listRequest(tenantId, params, sealer);
+      // A key bound to an agent lists that agent's records (the cursor keeps the filters as the caller sent them).
+      const filters = { ...request.filters, agent_id: agentFor(principal, request.filters.agent_id) };
+      // One more than the page: whether there is a next page is known without an empty last page.
+      const found = await records.list(tenantId, { ...request, filters, limit: request.limit + 1 });
+      const page = found.slice(0, request.limit);
+      const last = page.at(-1);
+      const next_cursor = found.length > request.limit && last ? encodeCursor(tenantId, request, last, sealer) : null;
+      return jsonResult(200, { records: page.map(publicRecord), next_cursor });
+    },
   });
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { quotaMonth } from '../../shared/domain/quota-month.js';
-import { apiRoute } from '../../shared/http/api-route.js';
+import { apiFunction } from '../../shared/http/api-route.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import type { UsageMeter } from '../../shared/ports.js';
@@ -23,17 +23,19 @@ function allowance(used: number, quota: number) {
  * counts against neither quota.
  */
 export function createUsageHandler({ usage, logger, now = () => new Date() }: UsageHandlerDeps) {
-  return apiRoute(logger, { jsonBody: false }).handler(async (event) => {
-    const { tenantId, limits, scopes, agentId, expiresAt } = principalOf(event);
-    const month = quotaMonth(now());
-    const [counted] = await usage.list(month, tenantId);
-    return jsonResult(200, {
-      tenant_id: tenantId,
-      month,
-      records: allowance(counted?.records ?? 0, limits.recordQuota),
-      queries: allowance(counted?.queries ?? 0, limits.queryQuota),
-      rate_limit: { rate: limits.rate, burst: limits.burst },
-      key: { scopes, agent_id: agentId, expires_at: expiresAt },
-    });
+  return apiFunction(logger, 'usage', {
+    memory_usage: async (event) => {
+      const { tenantId, limits, scopes, agentId, expiresAt } = principalOf(event);
+      const month = quotaMonth(now());
+      const [counted] = await usage.list(month, tenantId);
+      return jsonResult(200, {
+        tenant_id: tenantId,
+        month,
+        records: allowance(counted?.records ?? 0, limits.recordQuota),
+        queries: allowance(counted?.queries ?? 0, limits.queryQuota),
+        rate_limit: { rate: limits.rate, burst: limits.burst },
+        key: { scopes, agent_id: agentId, expires_at: expiresAt },
+      });
+    },
   });
 }

@@ -19,6 +19,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { OPERATIONS, type ApiFunction } from '../../shared/api/operations.js';
 import { AppError, errorBody, type ErrorCode } from '../../shared/domain/errors.js';
 import { LIMITS } from '../../shared/domain/record.js';
 import { answeredMethods } from '../../shared/http/api-route.js';
@@ -30,42 +31,14 @@ import type { StageConfig } from '../stage.js';
 /** What the API needs: the stage's settings and the functions it routes to. */
 export interface MemoryApiProps {
   stage: StageConfig;
-  functions: {
-    record: IFunction;
-    query: IFunction;
-    classify: IFunction;
-    read: IFunction;
-    forget: IFunction;
-    usage: IFunction;
-    authorizer: IFunction;
-  };
+  /** The function of each operation of the registry (shared/api/operations.ts), and the authorizer. */
+  functions: Record<ApiFunction | 'authorizer', IFunction>;
   /**
    * The web console's origin (`https://<distribution domain>`, a token is fine). When set, the API answers
    * CORS for this origin and no other (see {@link MemoryApi}); when not, it answers no CORS at all.
    */
   consoleOrigin?: string;
 }
-
-/** One route of the API: a path, its method and the function that answers it (the same table as local/app.ts). */
-export interface ApiRoute {
-  path: string;
-  method: 'GET' | 'POST' | 'DELETE';
-  fn: Exclude<keyof MemoryApiProps['functions'], 'authorizer'>;
-}
-
-/** Every route of the API, as decisions.md lists them. */
-export const API_ROUTES: readonly ApiRoute[] = [
-  { path: '/api/v1/record', method: 'POST', fn: 'record' },
-  { path: '/api/v1/record', method: 'GET', fn: 'read' },
-  { path: '/api/v1/record/{id}', method: 'GET', fn: 'read' },
-  { path: '/api/v1/record/{id}', method: 'DELETE', fn: 'forget' },
-  { path: '/api/v1/forget', method: 'POST', fn: 'forget' },
-  { path: '/api/v1/forget/{job_id}', method: 'GET', fn: 'forget' },
-  { path: '/api/v1/query', method: 'GET', fn: 'query' },
-  { path: '/api/v1/usage', method: 'GET', fn: 'usage' },
-  { path: '/v1/classify', method: 'POST', fn: 'classify' },
-  { path: '/api/v1/classify', method: 'POST', fn: 'classify' },
-];
 
 /**
  * The stage-wide throttle, a backstop above the per-key usage plans: it caps the whole API at a tenth of the
@@ -91,7 +64,7 @@ export const THROTTLE_RETRY_AFTER_SECONDS = 1;
 function preflight(origin: string): CorsOptions {
   return {
     allowOrigins: [origin],
-    allowMethods: [...new Set(API_ROUTES.flatMap((route) => answeredMethods(route.method)))],
+    allowMethods: [...new Set(OPERATIONS.flatMap((operation) => answeredMethods(operation.method)))],
     allowHeaders: [...CORS_ALLOWED_HEADERS],
     maxAge: CORS_PREFLIGHT_MAX_AGE,
   };
@@ -204,7 +177,7 @@ export const ACCESS_LOG_FORMAT: Readonly<Record<string, string>> = {
 };
 
 /**
- * The memory service's REST API on API Gateway: the routes of {@link API_ROUTES} as Lambda proxy integrations behind the
+ * The memory service's REST API on API Gateway: the operations of the registry (shared/api/operations.ts) as Lambda proxy integrations behind the
  * REQUEST authorizer, per-key rate limits through usage plans, API Gateway's own errors in the service's
  * JSON shape, JSON access logs, execution logs for errors, and X-Ray tracing.
  *
@@ -308,7 +281,7 @@ export class MemoryApi extends Construct {
 
     const integrations = new Map<IFunction, LambdaIntegration>();
     const methodsByPath = new Map<string, { resource: IResource; methods: string[] }>();
-    for (const route of API_ROUTES) {
+    for (const route of OPERATIONS) {
       const fn = functions[route.fn];
       const integration = integrations.get(fn) ?? new LambdaIntegration(fn, { proxy: true });
       integrations.set(fn, integration);

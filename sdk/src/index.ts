@@ -22,6 +22,7 @@ import type {
   Suggestion,
   Usage,
 } from './types.generated.js';
+import { OPERATIONS } from './types.generated.js';
 
 export { RECORD_TYPES } from './types.generated.js';
 export type {
@@ -119,9 +120,16 @@ export class MemoryConnectionError extends MemoryError {
   override name = 'MemoryConnectionError';
 }
 
-interface Request {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
+/** An operation of the API, by its operationId. */
+type OperationId = keyof typeof OPERATIONS;
+
+/** A call of one operation, before it is sent. */
+interface Call {
+  operation: OperationId;
+  /** The value of each of the path's parameters (`{id}`), to be encoded as one path segment. */
+  params?: { [name: string]: string };
+  /** The query string's parameters; those undefined or null are left out. */
+  query?: object;
   body?: unknown;
   headers?: { [name: string]: string };
   signal?: AbortSignal | undefined;
@@ -131,6 +139,9 @@ interface Request {
    */
   repeatable?: boolean;
 }
+
+/** A call as it goes out: its operation's method, and the path with its parameters and query string. */
+type Request = Omit<Call, 'operation' | 'params' | 'query'> & { method: string; path: string };
 
 /**
  * The system codes of a connection that failed before the request was sent: the name did not resolve, or
@@ -167,12 +178,12 @@ export class MemoryClient {
   /** Stores a record (`POST /api/v1/record`, the `memory_remember` operation) and answers its receipt. */
   remember(record: RecordInput, options: RememberOptions = {}): Promise<RecordReceipt> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-    return this.#call({ method: 'POST', path: '/api/v1/record', body: record, headers: { 'Idempotency-Key': idempotencyKey }, signal: options.signal });
+    return this.#call({ operation: 'memory_remember', body: record, headers: { 'Idempotency-Key': idempotencyKey }, signal: options.signal });
   }
 
   /** Searches the tenant's records (`GET /api/v1/query`, `memory_recall`), best first. */
   recall(query: RecallQuery = {}, options: CallOptions = {}): Promise<SearchHit[]> {
-    return this.#call({ method: 'GET', path: `/api/v1/query${queryString(query)}`, signal: options.signal });
+    return this.#call({ operation: 'memory_recall', query, signal: options.signal });
   }
 
   /**
@@ -181,7 +192,7 @@ export class MemoryClient {
    * of the API (rather than answering null, which would also hide a wrong base URL's 404).
    */
   async get(id: string, options: CallOptions = {}): Promise<MemoryRecord> {
-    return this.#call({ method: 'GET', path: `/api/v1/record/${recordPath(id)}`, signal: options.signal });
+    return this.#call({ operation: 'memory_get', params: { id: recordId(id) }, signal: options.signal });
   }
 
   /**
@@ -190,7 +201,7 @@ export class MemoryClient {
    * (other filters are 400 `invalid_cursor`); `next_cursor` is null on the last page.
    */
   listPage(query: ListQuery = {}, options: CallOptions = {}): Promise<RecordPage> {
-    return this.#call({ method: 'GET', path: `/api/v1/record${queryString(query)}`, signal: options.signal });
+    return this.#call({ operation: 'memory_list', query, signal: options.signal });
   }
 
   /**
@@ -219,7 +230,7 @@ export class MemoryClient {
    * that names no record of the tenant, or one already deleted, throws a MemoryApiError `not_found` (404).
    */
   async delete(id: string, options: CallOptions = {}): Promise<DeletedRecord> {
-    return this.#call({ method: 'DELETE', path: `/api/v1/record/${recordPath(id)}`, signal: options.signal, repeatable: false });
+    return this.#call({ operation: 'memory_delete', params: { id: recordId(id) }, signal: options.signal, repeatable: false });
   }
 
   /**
@@ -232,18 +243,18 @@ export class MemoryClient {
    * one is the API's 400.
    */
   forget(input: Omit<ForgetInput, 'ids'> & { ids?: readonly string[] }, options: CallOptions = {}): Promise<ForgetResult | ForgetAccepted> {
-    return this.#call({ method: 'POST', path: '/api/v1/forget', body: input, signal: options.signal, repeatable: input.dry_run === true });
+    return this.#call({ operation: 'memory_forget', body: input, signal: options.signal, repeatable: input.dry_run === true });
   }
 
   /** The state of a forget job (`GET /api/v1/forget/{job_id}`): `{status: running | done | failed, matched, deleted}`. */
   async forgetStatus(jobId: string, options: CallOptions = {}): Promise<ForgetJob> {
     if (jobId === '') throw new TypeError('MemoryClient.forgetStatus: jobId must not be empty');
-    return this.#call({ method: 'GET', path: `/api/v1/forget/${encodeURIComponent(jobId)}`, signal: options.signal });
+    return this.#call({ operation: 'memory_forget_status', params: { job_id: jobId }, signal: options.signal });
   }
 
   /** Suggests a type for a title and a body (`POST /v1/classify`, `memory_classify`); stores nothing. */
   classify(input: ClassifyInput, options: CallOptions = {}): Promise<Suggestion> {
-    return this.#call({ method: 'POST', path: '/v1/classify', body: input, signal: options.signal });
+    return this.#call({ operation: 'memory_classify', body: input, signal: options.signal });
   }
 
   /**
@@ -253,11 +264,12 @@ export class MemoryClient {
    * failed connection.
    */
   usage(options: CallOptions = {}): Promise<Usage> {
-    return this.#call({ method: 'GET', path: '/api/v1/usage', signal: options.signal });
+    return this.#call({ operation: 'memory_usage', signal: options.signal });
   }
 
   /** One call: attempts until an answer that is not retryable, at most 1 + maxRetries of them. */
-  async #call<T>(request: Request): Promise<T> {
+  async #call<T>(call: Call): Promise<T> {
+    const request = toRequest(call);
     for (let attempt = 0; ; attempt++) {
       try {
         return (await this.#attempt(request)) as T;
@@ -378,6 +390,13 @@ function notSent(error: MemoryConnectionError): boolean {
   return false;
 }
 
+/** The HTTP request of a call: its operation's method, and its path with the parameters and query string filled in. */
+function toRequest({ operation, params = {}, query = {}, ...rest }: Call): Request {
+  const { method, path } = OPERATIONS[operation];
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  return { method, path: `${filled}${queryString(query)}`, ...rest };
+}
+
 /** The query string of a search or a listing: its set parameters, or nothing. */
 function queryString(query: object): string {
   const params = new URLSearchParams();
@@ -385,10 +404,10 @@ function queryString(query: object): string {
   return params.size > 0 ? `?${params}` : '';
 }
 
-/** A record id as one path segment. An empty id would name the listing instead, so it is refused here. */
-function recordPath(id: string): string {
+/** A record id for its path segment. An empty id would name the listing instead, so it is refused here. */
+function recordId(id: string): string {
   if (id === '') throw new TypeError('MemoryClient: a record id must not be empty');
-  return encodeURIComponent(id);
+  return id;
 }
 
 function isErrorBody(value: unknown): value is ErrorBody {

@@ -6,8 +6,9 @@ import { errorBodySchema } from '../domain/schemas.js';
 import { headerRef, schemaRef, type JsonObject } from './json-schema.js';
 
 /**
- * The error responses of the OpenAPI document: which codes each operation can answer with, grouped by their
- * status in ERROR_STATUS, each response listing its codes and when they are answered.
+ * The error responses of the OpenAPI document: the codes an operation can answer with (its `errors` in the
+ * registry, operations.ts, built from the groups below), grouped by their status in ERROR_STATUS, each
+ * response listing its codes and when they are answered.
  */
 
 /** When each code is answered, for the response descriptions (the table of docs/api.md). */
@@ -42,24 +43,11 @@ const WHEN = {
 /** Codes Node's HTTP parser answers with, for a request it cannot read, before any route or operation. */
 const HTTP_LAYER = ['invalid_request', 'uri_too_long', 'headers_too_large'] as const satisfies ErrorCode[];
 /** Codes any request to an operation can meet before the operation runs, or whatever it does. */
-const EVERY_OPERATION = [...HTTP_LAYER, 'unauthorized', 'forbidden', 'rate_limited', 'internal_error'] as const satisfies ErrorCode[];
+export const EVERY_OPERATION = [...HTTP_LAYER, 'unauthorized', 'forbidden', 'rate_limited', 'internal_error'] as const satisfies ErrorCode[];
 /** Codes of reading a JSON request body. */
-const JSON_BODY = ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const satisfies ErrorCode[];
+export const JSON_BODY = ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const satisfies ErrorCode[];
 /** Codes of routing: answered for a path or a method that has no operation, before authentication. */
 const ROUTING = ['not_found', 'method_not_allowed'] as const satisfies ErrorCode[];
-
-/** The error codes each operation can answer with. */
-export const OPERATION_ERRORS = {
-  remember: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type', 'body_too_large', 'idempotency_key_reused', 'record_quota_exceeded'],
-  recall: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'query_quota_exceeded', 'overloaded', 'search_timeout'],
-  classify: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'body_too_large'],
-  get: [...EVERY_OPERATION, 'not_found'],
-  list: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'invalid_until', 'invalid_cursor'],
-  delete: [...EVERY_OPERATION, 'not_found'],
-  forget: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type'],
-  forgetStatus: [...EVERY_OPERATION, 'not_found'],
-  usage: [...EVERY_OPERATION],
-} as const satisfies Record<string, ErrorCode[]>;
 
 /** The Error schema narrowed to the codes of one response, with the fields its status always carries. */
 function errorSchema(status: number, codes: readonly ErrorCode[]): JsonObject {

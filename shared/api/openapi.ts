@@ -1,7 +1,4 @@
-import { z } from 'zod';
-import { IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
-import { RANKING } from '../domain/rank.js';
-import { LIMITS } from '../domain/record.js';
+import type { z } from 'zod';
 import {
   classificationSchema,
   classifyInputSchema,
@@ -11,8 +8,6 @@ import {
   forgetInputSchema,
   forgetJobSchema,
   forgetResultSchema,
-  listQuerySchema,
-  recallQuerySchema,
   recordPageSchema,
   recordSchema,
   usageSchema,
@@ -22,14 +17,15 @@ import {
   searchResultsSchema,
   suggestionSchema,
 } from '../domain/schemas.js';
-import { errorResponses, OPERATION_ERRORS, routingResponses } from './error-responses.js';
-import { componentSchemas, headerRef, schemaRef, valueSchema, type JsonObject } from './json-schema.js';
+import { errorResponses, routingResponses } from './error-responses.js';
+import { componentSchemas, schemaRef, valueSchema, type JsonObject } from './json-schema.js';
+import { OPERATIONS, type OperationSpec } from './operations.js';
 
 /**
  * The OpenAPI 3.1 document of the API (docs/openapi.json), built from the zod schemas of
- * shared/domain/schemas.ts through zod's JSON Schema output, never written by hand. Schemas go to
- * `components.schemas` under their `meta({ id })`; the error codes each response can carry come from
- * ERROR_STATUS and the per-operation lists of error-responses.ts. `npm run generate` writes the file, a test
+ * shared/domain/schemas.ts through zod's JSON Schema output, never written by hand. The paths are the
+ * operations of the registry (operations.ts); schemas go to `components.schemas` under their `meta({ id })`;
+ * the error codes each response can carry come from ERROR_STATUS and each operation's `errors`. `npm run generate` writes the file, a test
  * fails when the committed file differs from this, and the local server serves the same text at
  * `GET /openapi.json`.
  */
@@ -37,12 +33,8 @@ import { componentSchemas, headerRef, schemaRef, valueSchema, type JsonObject } 
 /** The interface version label of the design documents: the document's `info.version`. */
 export const INTERFACE_VERSION = '2026-05-20';
 
-/** Defaults the typed search query and listing leave to the service. */
-const QUERY_DEFAULTS: { [K in keyof typeof recallQuerySchema.shape]?: unknown } = { limit: LIMITS.searchLimitDefault };
-const LIST_DEFAULTS: { [K in keyof typeof listQuerySchema.shape]?: unknown } = { limit: LIMITS.searchLimitDefault, order: 'desc' };
-
 /** The query parameters of a GET, one per field of its typed query (search's or a listing's), in its order. */
-function queryParameters(shape: Record<string, z.ZodType>, defaults: Record<string, unknown>): JsonObject[] {
+function queryParameters(shape: Record<string, z.ZodType>, defaults: Readonly<Record<string, unknown>>): JsonObject[] {
   return Object.entries(shape).map(([name, field]) => {
     const schema = valueSchema(field);
     const fallback = defaults[name];
@@ -51,39 +43,31 @@ function queryParameters(shape: Record<string, z.ZodType>, defaults: Record<stri
   });
 }
 
-/** A path parameter that names a record or a job. */
-const idParameter = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
-
-const requestId = () => ({ 'X-Request-Id': headerRef('X-Request-Id') });
-
-/** The optional `Idempotency-Key` header of a write, with the rule readIdempotencyKey applies. */
-const idempotencyKeyParameter = () => ({
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Makes the write safe to retry: within 24 hours, the same key from the same tenant with the same body answers ' +
-    'the first 201 again (with `Idempotent-Replayed: true`), storing and counting nothing new; with a different body ' +
-    'it answers 422 `idempotency_key_reused`. A malformed key is 400 `invalid_field`.',
-  schema: valueSchema(z.string().min(1).max(LIMITS.idempotencyKeyChars).regex(IDEMPOTENCY_KEY_PATTERN)),
-});
-
 const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: schemaRef(schema) } });
 
-/** `POST /v1/classify`, and its alias under /api/v1, which needs an operationId of its own. */
-function classifyOperation(operationId: string, note: string): JsonObject {
+/** One operation as an OpenAPI operation object: its path, query and header parameters, its body and its answers. */
+function operationObject(operation: OperationSpec): JsonObject {
+  const parameters = [
+    ...Object.entries(operation.pathParameters ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
+    ...(operation.query === undefined ? [] : queryParameters(operation.query.schema.shape, operation.query.defaults)),
+    ...(operation.headers ?? []),
+  ];
+  const responses = Object.entries(operation.responses).map(([status, { description, headers, schema }]) => [status, { description, headers, content: jsonContent(schema) }]);
   return {
-    operationId,
-    summary: 'Suggest a type for a record before writing it',
-    description:
-      'Classifies a title and a body into one of the six types, with a calibrated confidence and a score per type. ' +
-      `It needs a valid key and is rate-limited; it counts against neither quota. ${note}`,
-    requestBody: { required: true, content: jsonContent(classifyInputSchema) },
-    responses: {
-      '200': { description: 'The suggestion.', headers: { 'X-Request-Id': headerRef('X-Request-Id') }, content: jsonContent(suggestionSchema) },
-      ...errorResponses(OPERATION_ERRORS.classify),
-    },
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.body === undefined ? {} : { requestBody: { required: true, content: jsonContent(operation.body) } }),
+    responses: { ...Object.fromEntries(responses), ...errorResponses(operation.errors) },
   };
+}
+
+/** The `paths` of the document: each operation under its path and method, in the registry's order. */
+function paths(): JsonObject {
+  const byPath: Record<string, JsonObject> = {};
+  for (const operation of OPERATIONS) (byPath[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
+  return byPath;
 }
 
 /** The OpenAPI 3.1 document of the API. */
@@ -114,127 +98,7 @@ export function openApiDocument(): JsonObject {
       },
     ],
     security: [{ bearer: [] }],
-    paths: {
-      '/api/v1/record': {
-        post: {
-          operationId: 'memory_remember',
-          summary: 'Store a record',
-          description:
-            'Stores a record and answers at once with its id. The 201 means the record, its place in the search index and ' +
-            'its classification job are durable; it counts once against the monthly record quota. Any field not in the ' +
-            'schema is refused, so a misspelt field is never dropped.',
-          parameters: [idempotencyKeyParameter()],
-          requestBody: { required: true, content: jsonContent(recordInputSchema) },
-          responses: {
-            '201': {
-              description: 'Stored; or, with `Idempotent-Replayed: true`, the first answer to the same request again.',
-              headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed'), 'X-Request-Id': headerRef('X-Request-Id') },
-              content: jsonContent(recordReceiptSchema),
-            },
-            ...errorResponses(OPERATION_ERRORS.remember),
-          },
-        },
-        get: {
-          operationId: 'memory_list',
-          summary: 'List records, a page at a time',
-          description:
-            "Lists the tenant's records that pass the filters, newest first (`order=asc`: oldest first), by `created_at` and then `id`. " +
-            'Pass `next_cursor` as `cursor` for the next page; paging from the first page to the last returns every matching record ' +
-            'exactly once, even while records are written. Counts against neither quota.',
-          parameters: queryParameters(listQuerySchema.shape, LIST_DEFAULTS),
-          responses: {
-            '200': { description: 'One page.', headers: requestId(), content: jsonContent(recordPageSchema) },
-            ...errorResponses(OPERATION_ERRORS.list),
-          },
-        },
-      },
-      '/api/v1/record/{id}': {
-        get: {
-          operationId: 'memory_get',
-          summary: 'Read a record by id',
-          description: 'The record, as stored. An id that is unknown, malformed, deleted or another tenant\'s is 404 alike. Counts against neither quota.',
-          parameters: [idParameter('id', 'The record id, as the 201 of the write gave it.')],
-          responses: {
-            '200': { description: 'The record.', headers: requestId(), content: jsonContent(recordSchema) },
-            ...errorResponses(OPERATION_ERRORS.get),
-          },
-        },
-        delete: {
-          operationId: 'memory_delete',
-          summary: 'Delete a record',
-          description:
-            'Deletes the record: from this answer on, no read returns it (get, search, list, export), on every backend. ' +
-            'Deleting it again is 404. A delete gives no quota back.',
-          parameters: [idParameter('id', 'The record id.')],
-          responses: {
-            '200': { description: 'Deleted.', headers: requestId(), content: jsonContent(deletedRecordSchema) },
-            ...errorResponses(OPERATION_ERRORS.delete),
-          },
-        },
-      },
-      '/api/v1/forget': {
-        post: {
-          operationId: 'memory_forget',
-          summary: 'Delete every record that matches the selectors',
-          description:
-            'Deletes the records of the tenant that match every selector given and, unless `ids` names them, were created before the request; with ' +
-            '`dry_run`, only counts them. Where the backend cannot finish within the request (a large forget on AWS), it answers ' +
-            '202 with a job, and the records it matched are hidden from every read from that answer on.',
-          requestBody: { required: true, content: jsonContent(forgetInputSchema) },
-          responses: {
-            '200': { description: 'Done (or counted, on a dry run).', headers: requestId(), content: jsonContent(forgetResultSchema) },
-            '202': {
-              description: 'Running as a job; follow it at `GET /api/v1/forget/{job_id}` (also in `Location`).',
-              headers: { ...requestId(), Location: { description: 'The path of the job.', schema: { type: 'string' } } },
-              content: jsonContent(forgetAcceptedSchema),
-            },
-            ...errorResponses(OPERATION_ERRORS.forget),
-          },
-        },
-      },
-      '/api/v1/forget/{job_id}': {
-        get: {
-          operationId: 'memory_forget_status',
-          summary: 'The state of a forget job',
-          description: 'How far a forget that answered 202 has got. A job id that is unknown or another tenant\'s is 404.',
-          parameters: [idParameter('job_id', 'The job_id of the 202.')],
-          responses: {
-            '200': { description: 'The job.', headers: requestId(), content: jsonContent(forgetJobSchema) },
-            ...errorResponses(OPERATION_ERRORS.forgetStatus),
-          },
-        },
-      },
-      '/api/v1/query': {
-        get: {
-          operationId: 'memory_recall',
-          summary: 'Search records',
-          description:
-            `Searches the tenant's records: English full-text search over title and body (BM25, the title weighing ${RANKING.titleWeight} times ` +
-            'the body), best first; without `q`, the newest first. Parameters not listed are ignored; a repeated parameter ' +
-            'takes its last value. Only a 200 counts against the monthly query quota.',
-          parameters: queryParameters(recallQuerySchema.shape, QUERY_DEFAULTS),
-          responses: {
-            '200': { description: 'The matching records, best first.', headers: { 'X-Request-Id': headerRef('X-Request-Id') }, content: jsonContent(searchResultsSchema) },
-            ...errorResponses(OPERATION_ERRORS.recall),
-          },
-        },
-      },
-      '/api/v1/usage': {
-        get: {
-          operationId: 'memory_usage',
-          summary: "The tenant's usage this month",
-          description:
-            "Records and searches used this month (UTC), the quotas and what remains, from the same counters that enforce the quotas, " +
-            "and the calling key's rate limit. Counts against neither quota.",
-          responses: {
-            '200': { description: 'The usage.', headers: requestId(), content: jsonContent(usageSchema) },
-            ...errorResponses(OPERATION_ERRORS.usage),
-          },
-        },
-      },
-      '/v1/classify': { post: classifyOperation('memory_classify', 'The same operation answers at `POST /api/v1/classify`.') },
-      '/api/v1/classify': { post: classifyOperation('memory_classify_alias', 'The same operation as `POST /v1/classify` (`memory_classify`), under the `/api/v1` prefix.') },
-    },
+    paths: paths(),
     components: {
       schemas: {
         ...componentSchemas([recordInputSchema, classifyInputSchema, forgetInputSchema], 'input'),

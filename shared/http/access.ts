@@ -1,34 +1,19 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { operationAt } from '../api/operations.js';
 import { AppError } from '../domain/errors.js';
 import type { Principal, Scope } from '../domain/tenant.js';
 import { principalOf } from './auth-context.js';
 
 /**
- * The scope each operation needs (decisions.md, "Keys with scopes"): `read` for search, get, list, usage and
- * classify; `write` to create records; `delete` to delete and forget (and to follow a forget job). The one
- * place scopes are checked: every API route's middleware chain (api-route.ts) asks it, by the route's
- * method and resource (`/api/v1/record/{id}`), as API Gateway and the local gateway name them.
+ * The scope a route needs (decisions.md, "Keys with scopes"), as the operations registry declares it, by the
+ * route's method and resource (`/api/v1/record/{id}`, as API Gateway and the local gateway name it); HEAD is
+ * GET without the body. Throws for a route that is not declared (a bug, never a caller's error).
  */
-export const ROUTE_SCOPES = {
-  'POST /api/v1/record': 'write',
-  'GET /api/v1/record': 'read',
-  'GET /api/v1/record/{id}': 'read',
-  'DELETE /api/v1/record/{id}': 'delete',
-  'POST /api/v1/forget': 'delete',
-  'GET /api/v1/forget/{job_id}': 'delete',
-  'GET /api/v1/query': 'read',
-  'GET /api/v1/usage': 'read',
-  'POST /v1/classify': 'read',
-  'POST /api/v1/classify': 'read',
-} as const satisfies Record<string, Scope>;
-
-/** The scope a route needs; HEAD is GET without the body. Throws for a route that is not listed (a bug, never a caller's error). */
 export function scopeOf(method: string, resource: string): Scope {
-  const key = `${method === 'HEAD' ? 'GET' : method} ${resource}`;
-  const scope = (ROUTE_SCOPES as Record<string, Scope>)[key];
-  if (scope === undefined) throw new Error(`no scope is set for ${key} (shared/http/access.ts)`);
-  return scope;
+  const operation = operationAt(method, resource);
+  if (operation === undefined) throw new Error(`no operation is declared for ${method} ${resource} (shared/api/operations.ts)`);
+  return operation.scope;
 }
 
 /**

@@ -1,11 +1,7 @@
-import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AppError } from '../domain/errors.js';
 import { LIMITS } from '../domain/record.js';
 import { headerValue } from './responses.js';
-
-/** An API Gateway event whose body has been parsed into a JSON object. */
-export type JsonEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: Record<string, unknown> };
 
 /** `application/json`, or any `application/*+json`, with optional parameters such as charset. */
 function isJson(contentType: string | undefined): boolean {
@@ -53,13 +49,4 @@ export function readJsonBody(event: APIGatewayProxyEvent): Record<string, unknow
     throw new AppError('invalid_json', 'The request body must be a JSON object');
   }
   return parsed as Record<string, unknown>;
-}
-
-/** The middleware of a route whose every request has a JSON body: replaces the raw body with the parsed object (readJsonBody). */
-export function jsonBody(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
-  return {
-    before: async (request) => {
-      (request.event as unknown as JsonEvent).body = readJsonBody(request.event);
-    },
-  };
 }

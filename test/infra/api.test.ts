@@ -6,6 +6,8 @@ import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { MemoryApi, STAGE_THROTTLE, type MemoryApiProps } from '../../infra/constructs/api.js';
+import { OPERATIONS } from '../../shared/api/operations.js';
+import { answeredMethods } from '../../shared/http/api-route.js';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/settings.js';
 import { stageConfig } from '../../infra/stage.js';
 import { testApp } from '../support/cdk-app.js';
@@ -71,23 +73,8 @@ function methods(template: Template): Map<string, CfnJson> {
   return out;
 }
 
-const ROUTES: [string, keyof Functions][] = [
-  ['POST /api/v1/record', 'record'],
-  ['GET /api/v1/record', 'read'],
-  ['HEAD /api/v1/record', 'read'],
-  ['GET /api/v1/record/{id}', 'read'],
-  ['HEAD /api/v1/record/{id}', 'read'],
-  ['DELETE /api/v1/record/{id}', 'forget'],
-  ['POST /api/v1/forget', 'forget'],
-  ['GET /api/v1/forget/{job_id}', 'forget'],
-  ['HEAD /api/v1/forget/{job_id}', 'forget'],
-  ['GET /api/v1/query', 'query'],
-  ['HEAD /api/v1/query', 'query'],
-  ['GET /api/v1/usage', 'usage'],
-  ['HEAD /api/v1/usage', 'usage'],
-  ['POST /v1/classify', 'classify'],
-  ['POST /api/v1/classify', 'classify'],
-];
+/** Every operation of the registry as "METHOD /path" and its function, with HEAD beside each GET. */
+const ROUTES: [string, keyof Functions][] = OPERATIONS.flatMap(({ method, path, fn }) => answeredMethods(method).map((m): [string, keyof Functions] => [`${m} ${path}`, fn]));
 
 describe('MemoryApi routes', () => {
   const all = methods(dev.template);

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { AppError } from '../../shared/domain/errors.js';
-import { apiRoute } from '../../shared/http/api-route.js';
+import { apiFunction } from '../../shared/http/api-route.js';
 import { CONSOLE_ORIGIN_STAGE_VARIABLE, CORS_EXPOSED_HEADERS } from '../../shared/http/cors.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import { authorizerContext } from '../support/authorizer-context.js';
@@ -35,9 +35,11 @@ function event(stageVariables: Record<string, string> | null, scopes = 'read,wri
 
 /** The route chain every function uses, with a handler that answers `answer` or throws it. */
 function route(answer: APIGatewayProxyResult | Error) {
-  const handler = apiRoute(logger, { jsonBody: true }).handler(async () => {
-    if (answer instanceof Error) throw answer;
-    return answer;
+  const handler = apiFunction(logger, 'record', {
+    memory_remember: async () => {
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
   });
   return (e: APIGatewayProxyEvent) => handler(e, lambdaContext('record'));
 }

@@ -2,6 +2,7 @@
 
 import datetime
 import json
+import re
 import time
 import uuid
 import weakref
@@ -11,6 +12,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from . import _http
 from .errors import MemoryApiError, MemoryConnectionError
 from .types import (
+    OPERATIONS,
     DeletedRecord,
     ForgetAccepted,
     ForgetJob,
@@ -114,7 +116,7 @@ class MemoryClient:
         if metadata is not None:
             record["metadata"] = dict(metadata)
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
-        return self._call("POST", "/api/v1/record", body=record, headers={"Idempotency-Key": key})
+        return self._call("memory_remember", body=record, headers={"Idempotency-Key": key})
 
     def recall(
         self,
@@ -129,16 +131,16 @@ class MemoryClient:
         """Searches the tenant's records (``GET /api/v1/query``), best first: a question in plain English or a
         few words. Without ``q`` the newest records come first. Each hit has the record's fields and ``rank``."""
         query = {"q": q, "agent_id": agent_id, "type": type, "client": client, "since": _date(since), "limit": limit}
-        return self._call("GET", "/api/v1/query", query=query)
+        return self._call("memory_recall", query=query)
 
     def classify(self, *, title: str, body: str) -> Suggestion:
         """Suggests a type for a title and a body (``POST /v1/classify``); stores nothing."""
-        return self._call("POST", "/v1/classify", body={"title": title, "body": body})
+        return self._call("memory_classify", body={"title": title, "body": body})
 
     def get(self, id: str) -> Record:
         """One record by id (``GET /api/v1/record/{id}``). An id that is unknown, malformed, deleted or another
         tenant's raises MemoryApiError with status 404 and code ``not_found``."""
-        return self._call("GET", f"/api/v1/record/{_segment(id)}")
+        return self._call("memory_get", params={"id": id})
 
     def list(
         self,
@@ -178,12 +180,12 @@ class MemoryClient:
         """One page of the listing: ``{"records": [...], "next_cursor": ...}``. For the next page pass
         ``next_cursor`` as ``cursor`` with the same filters; it is None on the last page."""
         query = {"agent_id": agent_id, "type": type, "client": client, "since": _date(since), "until": _date(until), "order": order, "limit": limit, "cursor": cursor}
-        return self._call("GET", "/api/v1/record", query=query)
+        return self._call("memory_list", query=query)
 
     def delete(self, id: str) -> DeletedRecord:
         """Deletes one record (``DELETE /api/v1/record/{id}``) and answers ``{"id", "deleted_at"}``. A record
         that is not there (or is already deleted) raises MemoryApiError ``not_found``."""
-        return self._call("DELETE", f"/api/v1/record/{_segment(id)}", repeatable=False)
+        return self._call("memory_delete", params={"id": id}, repeatable=False)
 
     def forget(
         self,
@@ -203,32 +205,35 @@ class MemoryClient:
         request = {name: value for name, value in selectors.items() if value is not None}
         if dry_run:
             request["dry_run"] = True
-        return self._call("POST", "/api/v1/forget", body=request, repeatable=dry_run)
+        return self._call("memory_forget", body=request, repeatable=dry_run)
 
     def forget_status(self, job_id: str) -> ForgetJob:
         """The state of a forget job (``GET /api/v1/forget/{job_id}``): ``status`` (running, done or failed),
         ``matched`` and ``deleted``."""
-        return self._call("GET", f"/api/v1/forget/{_segment(job_id)}")
+        return self._call("memory_forget_status", params={"job_id": job_id})
 
     def usage(self) -> Usage:
         """The tenant's use of the current UTC month (``GET /api/v1/usage``): ``records`` and ``queries``,
         each ``{"used", "quota", "remaining"}``, the calling key's ``rate_limit`` and what the key may do
         (``key``). It counts against neither quota."""
-        return self._call("GET", "/api/v1/usage")
+        return self._call("memory_usage")
 
     # How a call is made.
 
     def _call(
         self,
-        method: str,
-        path: str,
+        operation: str,
         *,
+        params: Optional[Mapping[str, str]] = None,
         query: Optional[Mapping[str, Any]] = None,
         body: Any = None,
         headers: Optional[Mapping[str, str]] = None,
         repeatable: bool = True,
     ) -> Any:
-        """One call: attempts until an answer that is not retried, at most 1 + max_retries of them."""
+        """One call of an operation (by its operationId): attempts until an answer that is not retried, at most
+        1 + max_retries of them. ``params`` fills the path's ``{name}`` parameters, each as one segment."""
+        method, path = OPERATIONS[operation]
+        path = re.sub(r"\{(\w+)\}", lambda match: _segment((params or {}).get(match.group(1), "")), path)
         target = self._prefix + path + _query_string(query or {})
         request_headers = {
             "Authorization": f"Bearer {self._api_key}",

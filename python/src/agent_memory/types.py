@@ -2,7 +2,7 @@
 # Do not edit: change the schemas in shared/domain/schemas.ts and regenerate.
 """The API's requests and answers as TypedDicts: what the client sends and what its methods return."""
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
 
 RecordType = Literal["fact", "decision", "exchange", "deliverable", "open_item", "signal"]
 """The six record types."""
@@ -249,3 +249,18 @@ class ErrorBody(_ErrorBodyRequired, total=False):
     retry_after: int
     #: On 500: quote it when you report the problem.
     request_id: str
+
+
+OPERATIONS: Dict[str, Tuple[str, str]] = {
+    "memory_remember": ("POST", "/api/v1/record"),
+    "memory_list": ("GET", "/api/v1/record"),
+    "memory_get": ("GET", "/api/v1/record/{id}"),
+    "memory_delete": ("DELETE", "/api/v1/record/{id}"),
+    "memory_forget": ("POST", "/api/v1/forget"),
+    "memory_forget_status": ("GET", "/api/v1/forget/{job_id}"),
+    "memory_recall": ("GET", "/api/v1/query"),
+    "memory_usage": ("GET", "/api/v1/usage"),
+    "memory_classify": ("POST", "/v1/classify"),
+    "memory_classify_alias": ("POST", "/api/v1/classify"),
+}
+"""The method and path of each operation, by operationId; ``{name}`` stands for a path parameter."""
