@@ -1,5 +1,5 @@
 import type { MemoryClient } from '../../sdk/src/index.js';
-import type { PostgresPeer } from '../peers/postgres.js';
+import type { PostgresPeer } from '../peers/postgres-peer.js';
 import { summarize, type QualitySummary } from './metrics.js';
 import type { QualityDoc, QualityQuery, QualitySet } from './sets.js';
 
