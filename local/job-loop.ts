@@ -1,5 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BackgroundLoop } from '../shared/adapters/local/background-loop.js';
+import { backoffDelay, MAX_RETRY_WAIT_MS, type Backoff } from '../shared/adapters/local/backoff.js';
 import type { ClaimedJob, JobQueue } from '../shared/ports.js';
 import { lambdaContext } from './lambda-context.js';
 
@@ -38,71 +40,64 @@ function toSqsEvent(jobs: ClaimedJob[]): SQSEvent {
   };
 }
 
+/** The wait before a failed job's next attempt: up to 1 s, then 2 s, 4 s…, at most a minute (backoff.ts). */
+const JOB_RETRY: Backoff = { baseMs: 1000, capMs: MAX_RETRY_WAIT_MS };
+
 /**
  * Plays the SQS event source mapping for the classifier: it claims stored jobs, hands them to the worker
  * as an SQS batch, deletes the ones that succeeded and puts the failures back with a backoff. A job that
  * keeps failing is parked as dead after `maxAttempts`, as a DLQ would hold it.
  *
- * States: idle (waiting for the next poll) -> running (one pass) -> idle, or -> stopped. A pass never
- * throws: it logs its own failure with the job ids, so one bad pass cannot stop the loop.
+ * Its passes run in a background loop (background-loop.ts): every `pollMs`, or at once after a full batch.
+ * A pass that fails is logged with the jobs it held, and the loop backs off; the leases run out and the
+ * jobs come back, so nothing is lost.
  */
 export class JobLoop {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: BackgroundLoop;
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
+  /** The jobs the pass in flight (or the last one) claimed, for the log line of a pass that fails. */
+  private claimed: ClaimedJob[] = [];
 
   constructor(private readonly options: JobLoopOptions) {
     this.batchSize = options.batchSize ?? 10;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.maxAttempts = options.maxAttempts ?? 5;
+    this.loop = new BackgroundLoop({
+      name: 'classification',
+      logger: options.logger,
+      context: () => ({ queue: 'classification', job_ids: this.claimed.map((j) => j.jobId) }),
+      backoff: { baseMs: options.pollMs, capMs: MAX_RETRY_WAIT_MS },
+      // A full batch suggests more are waiting: go again at once rather than after a poll interval.
+      pass: async () => ((await this.pass()) ? 0 : options.pollMs),
+    });
   }
 
-  /** Starts polling. */
+  /** Starts polling; a second call does nothing. */
   start(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and waits for the pass in progress, if any. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass().then((full) => {
-        this.running = undefined;
-        // A full batch suggests more are waiting: go again at once rather than after a poll interval.
-        this.schedule(full ? 0 : this.options.pollMs);
-      });
-    }, delayMs);
-  }
-
-  /** One pass: claim, run, acknowledge. Resolves to true when it found a full batch. */
+  /** One pass: claim, run, acknowledge. Resolves to true when it found a full batch; rejects when a step failed. */
   async pass(): Promise<boolean> {
     const { jobs, worker, logger } = this.options;
-    let claimed: ClaimedJob[] = [];
-    try {
-      claimed = await jobs.claim(this.batchSize, this.leaseMs);
-      if (claimed.length === 0) return false;
-      const response = await worker(toSqsEvent(claimed), lambdaContext('classifier'));
-      const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-      await jobs.complete(claimed.filter((j) => !failed.has(j.jobId)).map((j) => j.jobId));
-      for (const job of claimed.filter((j) => failed.has(j.jobId))) {
-        const delayMs = Math.min(60_000, 1000 * 2 ** (job.attempts - 1));
-        await jobs.retry(job.jobId, 'classifier reported a batch item failure', delayMs, this.maxAttempts);
-        logger.warn('classification job failed; will retry', { job_id: job.jobId, record_id: job.record_id, attempts: job.attempts });
-      }
-      return claimed.length === this.batchSize;
-    } catch (error) {
-      // The leases run out and the jobs come back, so nothing is lost; log which jobs were in flight.
-      logger.error('classification pass failed', { queue: 'classification', job_ids: claimed.map((j) => j.jobId), error: error as Error });
-      return false;
+    this.claimed = [];
+    const claimed = await jobs.claim(this.batchSize, this.leaseMs);
+    this.claimed = claimed;
+    if (claimed.length === 0) return false;
+    const response = await worker(toSqsEvent(claimed), lambdaContext('classifier'));
+    const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+    await jobs.complete(claimed.filter((j) => !failed.has(j.jobId)).map((j) => j.jobId));
+    for (const job of claimed.filter((j) => failed.has(j.jobId))) {
+      await jobs.retry(job.jobId, 'classifier reported a batch item failure', backoffDelay(job.attempts, JOB_RETRY), this.maxAttempts);
+      logger.warn('classification job failed; will retry', { job_id: job.jobId, record_id: job.record_id, attempts: job.attempts });
     }
+    return claimed.length === this.batchSize;
   }
 }
