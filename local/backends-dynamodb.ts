@@ -76,6 +76,7 @@ export async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, l
     settle: (timeoutMs = 10_000) => poller.settle(timeoutMs),
     close: async () => {
       await forgetJobs.idle();
+      await forgetJobs.stop();
       await poller.stop();
       await search.close();
       index.close();
