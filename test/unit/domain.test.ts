@@ -3,7 +3,9 @@ import { AppError, errorBody } from '../../shared/domain/errors.js';
 import { readIdempotencyKey, requestHash } from '../../shared/domain/idempotency.js';
 import { isQuotaMonth, quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
 import { RANK_HALF_SCORE, rankFromScore } from '../../shared/domain/rank.js';
-import { newRecord } from '../../shared/domain/record.js';
+import { deserializeRecord, newRecord, publicHit, publicRecord, serializeRecord, type SerializedRecord } from '../../shared/domain/record.js';
+import { recordSchema, REQUIRED_FIELDS, searchHitSchema, storedRecordSchema } from '../../shared/domain/record-schema.js';
+import { z } from 'zod';
 import { codePoints, utf8Bytes } from '../../shared/domain/text.js';
 import { parseSince } from '../../shared/domain/since.js';
 
@@ -157,6 +159,39 @@ describe('records', () => {
     expect(r.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(parseInt(r.id.replace(/-/g, '').slice(0, 12), 16)).toBe(at.getTime());
     expect(r).toMatchObject({ created_at: '2026-11-21T10:00:00.123Z', client: null, metadata: null, classification: null });
+  });
+
+  const stored = {
+    ...newRecord('t', { agent_id: 'a', type: 'fact', title: 'T', body: 'B', client: 'c', metadata: { deep: { n: [1, { m: null }] } } }, new Date('2026-11-21T10:00:00.123Z')),
+    classification: { type: 'decision' as const, confidence: 0.5, model: 'm', classified_at: '2026-11-21T10:00:01.000Z' },
+  };
+
+  test('a new record is a stored record of the schema', () => {
+    expect(storedRecordSchema.parse(stored)).toEqual(stored);
+  });
+
+  test('the API\'s record and search hit are the schemas\' fields in their order, without the tenant', () => {
+    expect(Object.keys(publicRecord(stored))).toEqual(Object.keys(recordSchema.shape));
+    expect(recordSchema.parse(publicRecord(stored))).toEqual(publicRecord(stored));
+    const hit = publicHit({ ...stored, rank: 0.5 });
+    expect(Object.keys(hit)).toEqual(Object.keys(searchHitSchema.shape));
+    expect(hit).toEqual({ ...publicRecord(stored), rank: 0.5 });
+  });
+
+  test('the stored record is no component of the API: it has no meta id', () => {
+    expect(z.globalRegistry.get(storedRecordSchema)?.id).toBeUndefined();
+  });
+
+  test('a serialized record comes back as it was, its absent optional fields as null', () => {
+    const serialized = serializeRecord(stored);
+    expect(serialized.metadata).toBe(JSON.stringify(stored.metadata));
+    expect(deserializeRecord(JSON.parse(JSON.stringify(serialized)) as SerializedRecord)).toEqual(stored);
+    const { client: _c, metadata: _m, classification: _k, ...bare } = serialized;
+    expect(deserializeRecord({ ...bare, pk: 'extra' } as unknown as SerializedRecord)).toEqual({ ...stored, client: null, metadata: null, classification: null });
+  });
+
+  test('the fields a stored record always has are the ones its schema does not let be null', () => {
+    expect(REQUIRED_FIELDS).toEqual(['id', 'tenant_id', 'agent_id', 'type', 'title', 'body', 'created_at']);
   });
 
   test('sizes count UTF-8 bytes and code points', () => {

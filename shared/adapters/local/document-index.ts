@@ -1,10 +1,11 @@
 import type { StoredRecord } from '../../domain/record.js';
 import type { DocumentIndex, IndexChange } from '../../ports.js';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import { indexChanges } from './index-changes.js';
-import { NEWEST_UPSERT_SQL, newestBlockOf } from './newest.js';
+import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
-import { NEXT_SEQ_SQL } from './rows.js';
+import { recordStatements } from './record-statements.js';
+import { recordParams } from './rows.js';
 import type { SearchMerger } from './search-merger.js';
 
 /**
@@ -22,19 +23,8 @@ export class SqliteDocumentIndex implements DocumentIndex {
     db: Db,
     private readonly merger?: Pick<SearchMerger, 'wake'>,
   ) {
-    const findSeq = db.prepare<[string], { seq: number; tenant_id: string; title: string; body: string }>(
-      'SELECT seq, tenant_id, title, body FROM records WHERE id = ?',
-    );
-    const insertRecord = db.prepare(`
-      INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification)
-      VALUES (${NEXT_SEQ_SQL}, @id, @tenant_id, @agent_id, @type, @title, @body, @client, @metadata, @created_at, @classification)`);
-    const updateRecord = db.prepare(`
-      UPDATE records SET agent_id = @agent_id, type = @type, title = @title, body = @body, client = @client,
-        metadata = @metadata, created_at = @created_at, classification = @classification
-      WHERE seq = @seq`);
-    const deleteRecord = db.prepare<[number]>('DELETE FROM records WHERE seq = ?');
+    const sql = recordStatements(db);
     const postings = new SqlitePostingStorage(db);
-    const raiseNewest = db.prepare(NEWEST_UPSERT_SQL);
     // The index follows the text exactly: a record is added with its text and removed with the text it was
     // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
     const changeIndex = indexChanges(db);
@@ -42,32 +32,28 @@ export class SqliteDocumentIndex implements DocumentIndex {
       changeIndex(r.tenant_id, [{ doc: seq, title: r.title, body: r.body }], sign);
 
     const upsert = (record: StoredRecord): void => {
-      const row = {
-        ...record,
-        metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
-        classification: record.classification === null ? null : JSON.stringify(record.classification),
-      };
-      const existing = findSeq.get(record.id);
+      const row = recordParams(record);
+      const existing = sql.selectById.get(record.id);
       if (!existing) {
-        insertRecord.run(row);
+        sql.insertRecord.run(row);
         return;
       }
       // Ids are UUIDv7, so this only happens on a corrupt stream; never let one tenant's write move another's record.
       if (existing.tenant_id !== record.tenant_id) throw new Error('the record id belongs to another tenant');
-      updateRecord.run({ ...row, seq: existing.seq });
+      sql.updateRecord.run({ ...row, seq: existing.seq });
       // A merged record's block keeps a bound on its records' creation times (newest.ts); a stream that moves
       // created_at later (none should) must not leave it below.
-      if (existing.seq <= postings.mergedUpTo()) raiseNewest.run(record.tenant_id, newestBlockOf(existing.seq), record.created_at);
+      if (existing.seq <= postings.mergedUpTo()) sql.raiseNewest.run(record.tenant_id, newestBlockOf(existing.seq), record.created_at);
       if (existing.title === record.title && existing.body === record.body) return;
       change(existing.seq, existing, -1);
       change(existing.seq, record, +1);
     };
 
     const remove = (tenantId: string, id: string): void => {
-      const existing = findSeq.get(id);
+      const existing = sql.selectById.get(id);
       if (!existing || existing.tenant_id !== tenantId) return;
       change(existing.seq, existing, -1);
-      deleteRecord.run(existing.seq);
+      sql.deleteRecord.run(existing.seq);
     };
 
     // Called inside the outer transaction, better-sqlite3 runs this one as a savepoint: a change that

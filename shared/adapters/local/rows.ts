@@ -1,5 +1,6 @@
 import type { RecordFilters } from '../../domain/listing.js';
-import type { Classification, RecordType, SearchHit, StoredRecord } from '../../domain/record.js';
+import { STORED_FIELDS, type StoredField } from '../../domain/record-schema.js';
+import type { SearchHit, StoredRecord } from '../../domain/record.js';
 
 /**
  * The `seq` of a record being inserted: one above the last seq ever given (`search_state.last_seq`), never
@@ -21,35 +22,39 @@ export const SEQ_TRIGGERS_SQL = `
   BEGIN UPDATE search_state SET last_seq = NEW.seq; END;
 `;
 
-/** A `records` row as SQLite returns it. */
-export interface RecordRow {
-  seq: number;
-  id: string;
-  tenant_id: string;
-  agent_id: string;
-  type: string;
-  title: string;
-  body: string;
-  client: string | null;
-  metadata: string | null;
-  created_at: string;
-  classification: string | null;
+/**
+ * The columns of `records` besides `seq`: one for each field of the stored record, named as the field, in the
+ * record's order (the table's own order, fixed by its migrations, differs; a test checks they hold the same).
+ */
+export const RECORD_COLUMNS = STORED_FIELDS;
+
+/** The fields kept as JSON text: SQLite has no column type for an object. */
+const JSON_COLUMNS = ['metadata', 'classification'] as const satisfies readonly StoredField[];
+type JsonColumn = (typeof JSON_COLUMNS)[number];
+
+/** A record's values as the named parameters (`@id`, …) of a statement that writes its row (record-sql.ts). */
+export type RecordParams = Omit<StoredRecord, JsonColumn> & { [C in JsonColumn]: string | null };
+
+/** A `records` row as SQLite returns it: the record's values as stored, and its `seq`. */
+export type RecordRow = Omit<RecordParams, 'type'> & { seq: number; type: string };
+
+/** The one mapping from a record to its row: the values a statement that writes the row binds. */
+export function recordParams(record: StoredRecord): RecordParams {
+  const params = {} as Record<StoredField, unknown>;
+  for (const column of RECORD_COLUMNS) params[column] = record[column];
+  for (const column of JSON_COLUMNS) params[column] = record[column] === null ? null : JSON.stringify(record[column]);
+  return params as RecordParams;
 }
 
-/** Turns a row into the domain record. */
+/** The one mapping back: a row (as SELECT * gives it) as the domain record, its fields in the record's order. */
 export function toStoredRecord(row: RecordRow): StoredRecord {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    agent_id: row.agent_id,
-    type: row.type as RecordType,
-    title: row.title,
-    body: row.body,
-    client: row.client,
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
-    created_at: row.created_at,
-    classification: row.classification === null ? null : (JSON.parse(row.classification) as Classification),
-  };
+  const record = {} as Record<StoredField, unknown>;
+  for (const column of RECORD_COLUMNS) record[column] = row[column];
+  for (const column of JSON_COLUMNS) {
+    const text = row[column];
+    record[column] = text === null ? null : JSON.parse(text);
+  }
+  return record as StoredRecord;
 }
 
 /**
