@@ -8,6 +8,7 @@ import type {
   DynamoDBRecord,
   DynamoDBStreamEvent,
 } from 'aws-lambda';
+import { REQUIRED_FIELDS } from '../../shared/domain/record-schema.js';
 import type { StoredRecord } from '../../shared/domain/record.js';
 import type { ClassificationJob, DocumentIndex, IndexChange, JobSink } from '../../shared/ports.js';
 
@@ -35,8 +36,6 @@ interface RecordRef {
   tenant_id?: string | undefined;
 }
 
-const REQUIRED_STRINGS = ['id', 'tenant_id', 'agent_id', 'type', 'title', 'body', 'created_at'] as const;
-
 /**
  * Decodes one stream record into its index change. INSERT and MODIFY carry the record in NewImage and
  * upsert it; REMOVE deletes by the tenant and id of OldImage (the table's stream view is
@@ -47,7 +46,8 @@ function decode(record: DynamoDBRecord, recordFromImage: IndexerDeps['recordFrom
   if (eventName === 'INSERT' || eventName === 'MODIFY') {
     if (!dynamodb?.NewImage) throw new Error(`${eventName} without a NewImage`);
     const decoded = recordFromImage(dynamodb.NewImage);
-    const missing = REQUIRED_STRINGS.filter((field) => typeof decoded[field] !== 'string' || decoded[field] === '');
+    // Every field a record always has is a string (the record's schema), and none may be empty.
+    const missing = REQUIRED_FIELDS.filter((field) => typeof decoded[field] !== 'string' || decoded[field] === '');
     if (missing.length > 0) throw new Error(`NewImage lacks ${missing.join(', ')}`);
     // An imported record that carries its classification keeps it; every other new record is classified.
     return { change: { kind: 'upsert', record: decoded }, classify: eventName === 'INSERT' && decoded.classification === null };

@@ -1,6 +1,6 @@
 import type { API, Client, Types } from '@opensearch-project/opensearch';
 import { searchableText } from '../../../domain/query-parse.js';
-import { deserializeRecord, serializeRecord, type Classification, type RecordType, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
+import { deserializeRecord, serializeRecord, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
 import { RANKING } from '../../../domain/rank.js';
 
 /**
@@ -46,18 +46,7 @@ export function recordsSimilarity(): { type: 'BM25'; k1: number; b: number; disc
 export type RecordSource = SerializedRecord;
 
 /** The document indexed for a record: filter and sort fields, NFKC text, and the exact record. */
-export interface RecordDocument {
-  id: string;
-  tenant_id: string;
-  agent_id: string;
-  type: RecordType;
-  client: string | null;
-  created_at: string;
-  title: string;
-  body: string;
-  classification: Classification | null;
-  record: RecordSource;
-}
+export type RecordDocument = Omit<StoredRecord, 'metadata'> & { record: RecordSource };
 
 export interface RecordsTemplateOptions {
   /** Primary shards of each new index; 1 unless the index is expected to pass about 30 GB. */
@@ -98,6 +87,7 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
         // Every document is written with its tenant as routing; one written without it is refused.
         _routing: { required: true },
         properties: {
+          // One mapping for each field of the document and no more (the `satisfies` below): a field the record gains is mapped here.
           id: { type: 'keyword' },
           tenant_id: { type: 'keyword' },
           agent_id: { type: 'keyword' },
@@ -119,7 +109,7 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
           // The exact record, metadata included, stored in _source and never parsed into fields: metadata
           // is never searched, and its keys can be anything a caller sends.
           record: { type: 'object', enabled: false },
-        },
+        } satisfies Record<keyof RecordDocument, Types.Common_Mapping.Property>,
       },
     },
   };
