@@ -3,7 +3,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
-import { publicRecord, type SearchHit } from '../../shared/domain/record.js';
+import { publicHit } from '../../shared/domain/record.js';
 import { parseSearchParams } from '../../shared/domain/validation.js';
 import { apiFunction } from '../../shared/http/api-route.js';
 import { agentFor } from '../../shared/http/access.js';
@@ -19,12 +19,6 @@ export interface QueryHandlerDeps {
   /** Per-tenant usage metrics (on AWS); none locally. */
   metrics?: Metrics;
   now?: () => Date;
-}
-
-/** One result element, with its fields in the order the interface lists them. */
-function toResult(hit: SearchHit) {
-  const { created_at, metadata, classification, ...head } = publicRecord(hit);
-  return { ...head, created_at, metadata, rank: hit.rank, classification };
 }
 
 /**
@@ -54,7 +48,7 @@ export function createQueryHandler({ search, usage, logger, metrics, now = () =>
         throw error;
       }
       usageMetric.queryServed(tenantId);
-      return jsonResult(200, hits.map(toResult));
+      return jsonResult(200, hits.map(publicHit));
     },
   });
 }
