@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { LIMITS } from '../domain/record.js';
+import { LIMITS, SEARCH_LIMIT_RANGE } from '../domain/limits.js';
 import { errorBodySchema } from '../domain/schemas.js';
 import { headerRef, schemaRef, type JsonObject } from './json-schema.js';
 
@@ -18,7 +18,7 @@ const WHEN = {
   invalid_field: 'a field has the wrong JSON type, is too long, or is not a known field; the message names it',
   invalid_type: '`type` is not one of the six values; the message lists them',
   body_too_large: `\`body\` is longer than ${LIMITS.bodyBytes} bytes in UTF-8`,
-  invalid_limit: `\`limit\` is not an integer from 1 to ${LIMITS.searchLimitMax}`,
+  invalid_limit: `\`limit\` is not an integer from ${SEARCH_LIMIT_RANGE}`,
   invalid_since: '`since` is not a date (`YYYY-MM-DD`) or an ISO 8601 date-time from 0001-01-01 to 9999-12-31 UTC',
   invalid_until: '`until` is not a date (`YYYY-MM-DD`) or an ISO 8601 date-time from 0001-01-01 to 9999-12-31 UTC',
   invalid_cursor: '`cursor` was not made by this service for this tenant and these filters',
