@@ -8,7 +8,8 @@ import type { Db } from '../../shared/adapters/local/database.js';
 import { POSTING_TABLES_SQL, SqlitePostingStorage } from '../../shared/adapters/local/posting-storage.js';
 import type { ParsedQuery } from '../../shared/domain/query-parse.js';
 import { searchIndex } from '../../shared/search/searcher.js';
-import { addDocuments, type SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import { addDocuments } from '../../shared/search/writer.js';
 import { LOAD_BATCH, type EngineDesign, type EngineDoc, type ScoredSeq } from './design.js';
 import { closeDesignDatabase, openDesignDatabase } from './sqlite.js';
 

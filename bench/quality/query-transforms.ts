@@ -2,7 +2,7 @@
  * Query transforms that tune.ts compares with the service's own parsing (the index unchanged).
  */
 import { MAX_QUERY_CLAUSES, parseQuery, searchableText } from '../../shared/domain/query-parse.js';
-import type { TextQuery } from '../../shared/search/searcher.js';
+import type { TextQuery } from '../../shared/search/query.js';
 
 /**
  * For comparison only, not a transform: the query with every free word, as parseQuery would give it without

@@ -1,6 +1,6 @@
 import { blockPositionCount } from './block.js';
 import { positionsBound } from './metas.js';
-import type { Clause } from './searcher.js';
+import type { Clause } from './query.js';
 import type { PostingStorage, TermHead } from './storage.js';
 import type { Tail } from './tail.js';
 

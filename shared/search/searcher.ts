@@ -1,24 +1,14 @@
-import { analyze } from './analyzer.js';
 import { ClauseCursor } from './cursor.js';
 import type { ScoreColumns } from './block.js';
 import { lowerBound, phrasePostings, termPostings, type TermPostings } from './postings.js';
+import { clausesOf, type Clause, type TextQuery } from './query.js';
 import { clauseWeight, idf, type CollectionStats } from './scoring.js';
 import { RANKING, type Bm25Params } from '../domain/rank.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
-import { TopK } from './top-k.js';
+import { TopK, type ScoredDoc } from './top-k.js';
 
-/** What to look for: words (any of them) and phrases (each word in order), as the query parser gives them. */
-export interface TextQuery {
-  terms: readonly string[];
-  phrases: readonly (readonly string[])[];
-}
-
-export interface ScoredDoc {
-  doc: number;
-  score: number;
-}
-
+/** How to search: how many documents, which of them (the record filters), with what parameters, and the tail. */
 export interface SearchOptions {
   /** How many documents to return at most. */
   k: number;
@@ -40,39 +30,6 @@ export interface SearchOptions {
   params?: Bm25Params;
   /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
   tail?: Tail;
-}
-
-/**
- * A clause of the query as the index reads it: a term, or a phrase of terms. Each word of the query's
- * terms may analyze to more than one term ("e-mail"); each becomes a clause, once, however many times the
- * query names it.
- */
-export interface Clause {
-  /** The terms: one for a term clause, two or more for a phrase. */
-  terms: string[];
-  /** How many times the query names it ("heat" in "heat heated"): its weight is multiplied by this. */
-  count: number;
-}
-
-/** The clauses of a query, in a fixed order (phrases first, then terms), the order scores are summed in. */
-export function clausesOf(query: TextQuery): Clause[] {
-  const clauses: Clause[] = [];
-  const seen = new Map<string, Clause>();
-  const add = (terms: string[]) => {
-    const key = terms.join(' ');
-    if (terms.length === 0) return;
-    const known = seen.get(key);
-    if (known) {
-      known.count++;
-      return;
-    }
-    const clause = { terms, count: 1 };
-    seen.set(key, clause);
-    clauses.push(clause);
-  };
-  for (const phrase of query.phrases) add(analyze(phrase.join(' ')));
-  for (const word of query.terms) for (const term of analyze(word)) add([term]);
-  return clauses;
 }
 
 /** The cursors of a query's clauses in one tenant; a clause with a term the tenant never used matches nothing and is left out. */

@@ -11,8 +11,9 @@ export interface TermHead {
   sealedLast: number;
   /**
    * The term's own merge mark: the index holds the term's postings of every document up to
-   * max(merged, the storage's mergedUpTo). A merge sets it for each term it has written, so that a merge
-   * cut short part-way is consistent term by term, and resumes without adding a posting twice (merge.ts).
+   * max(merged, the storage's mergedUpTo). A merge (writer.ts, `mergeTerms`) sets it for each term it has
+   * written, so that a merge cut short part-way is consistent term by term, and resumes without adding a
+   * posting twice.
    */
   merged: number;
   /** The open block, encoded (block.ts); may be empty. */

@@ -1,11 +1,12 @@
 import { BLOCK_SIZE, type Block } from './block.js';
 import type { CollectionStats } from './scoring.js';
-import { analyzeDocument, type SearchDocument } from './writer.js';
+import { analyzeDocument, type SearchDocument } from './document.js';
 
 /**
  * The tail of a tenant's index: its documents above the merge mark, which the index does not hold yet. A
  * search scores them with the index's postings and the same statistics, so a document is found, and counts
- * in every statistic, from the moment it is stored, whether or not a merge has taken it in (merge.ts).
+ * in every statistic, from the moment it is stored, whether or not a merge (writer.ts, `mergeTerms`) has
+ * taken it in.
  *
  * What a search needs of the tail, for one tenant.
  */

@@ -1,4 +1,8 @@
-import type { ScoredDoc } from './searcher.js';
+/** A document and its score, as a search returns them. */
+export interface ScoredDoc {
+  doc: number;
+  score: number;
+}
 
 /** The k best (score, doc) pairs seen so far, the worst on top; of two equal scores the older document is worse. */
 export class TopK {

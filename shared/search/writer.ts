@@ -1,35 +1,15 @@
 import { analyze } from './analyzer.js';
+import { checkDocumentNumber, type SearchDocument } from './document.js';
 import { BLOCK_SIZE, MAX_FIELD_WORDS, appendPostings, blockCount, blockLastDoc, blockPostings, decodeBlock, encodeBlock, sliceBlock, type Posting } from './block.js';
 import { decodeMetas, encodeMetas, metaOf, metaOfBlock, type BlockMeta } from './metas.js';
 import { decodeSealed, encodeSealed, encodeSealedSlice, type SealedBlock } from './sealed.js';
 import type { CollectionStats } from './scoring.js';
 import type { PostingStorage, TermHead } from './storage.js';
 
-/** A document as the index sees it: a number unique in its tenant, and the text of its two fields. */
-export interface SearchDocument {
-  doc: number;
-  title: string;
-  body: string;
-}
-
-/** The largest document number a block can hold (block.ts stores them as u32). */
-export const MAX_DOC = 0xffffffff;
-
-/** A document's postings by term, and its field lengths as indexed. */
-export function analyzeDocument(document: SearchDocument): { postings: Map<string, Posting>; lenT: number; lenB: number } {
-  checkDocumentNumber(document.doc);
-  const title = analyze(document.title).slice(0, MAX_FIELD_WORDS);
-  const body = analyze(document.body).slice(0, MAX_FIELD_WORDS);
-  const postings = new Map<string, Posting>();
-  const posting = (term: string) => {
-    let p = postings.get(term);
-    if (!p) postings.set(term, (p = { doc: document.doc, posT: [], posB: [], lenT: title.length, lenB: body.length }));
-    return p;
-  };
-  title.forEach((term, i) => posting(term).posT.push(i));
-  body.forEach((term, i) => posting(term).posB.push(i));
-  return { postings, lenT: title.length, lenB: body.length };
-}
+/**
+ * The write side of the engine: documents into a tenant's postings, statistics and block metas. The read
+ * side never imports this module.
+ */
 
 /** Adds documents to a tenant's index: its statistics, each term's document frequency and postings. */
 export function addDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[]): void {
@@ -104,10 +84,6 @@ export function documentChanges(documents: readonly SearchDocument[]): DocumentC
   }
   if (!ascending) for (const postings of byTerm.values()) postings.sort((a, b) => a.doc - b.doc);
   return { byTerm, stats };
-}
-
-function checkDocumentNumber(doc: number): void {
-  if (!Number.isInteger(doc) || doc < 1 || doc > MAX_DOC) throw new RangeError(`document number ${doc} is out of range`);
 }
 
 /**

@@ -5,7 +5,8 @@ import { blockPostings, decodeBlock, type Posting } from '../../shared/search/bl
 import { decodeMetas, metaOf } from '../../shared/search/metas.js';
 import type { CollectionStats } from '../../shared/search/scoring.js';
 import { decodeSealed } from '../../shared/search/sealed.js';
-import { documentChanges, type SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import { documentChanges } from '../../shared/search/writer.js';
 
 /**
  * The search index's invariants (shared/adapters/local/search-merge.ts states them), checked against the

@@ -1,6 +1,6 @@
 import { mulberry32 } from '../../bench/corpus.js';
-import type { TextQuery } from '../../shared/search/searcher.js';
-import type { SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import type { TextQuery } from '../../shared/search/query.js';
 
 /** Random corpora and queries for the engine's tests: seeded, so every run sees the same ones. */
 

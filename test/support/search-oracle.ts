@@ -2,8 +2,9 @@ import { analyze } from '../../shared/search/analyzer.js';
 import { MAX_FIELD_WORDS } from '../../shared/search/block.js';
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING, type Bm25Params } from '../../shared/domain/rank.js';
-import { clausesOf, type ScoredDoc, type TextQuery } from '../../shared/search/searcher.js';
-import type { SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import { clausesOf, type TextQuery } from '../../shared/search/query.js';
+import type { ScoredDoc } from '../../shared/search/top-k.js';
 
 /**
  * The brute-force oracle: scores every document of a tenant with the ranking function, from the raw text,

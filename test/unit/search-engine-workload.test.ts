@@ -2,7 +2,8 @@ import { generateCorpus, tenantsFor } from '../../bench/corpus.js';
 import { engineWorkload, TEXT_KINDS } from '../../bench/engine/workload.js';
 import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
-import { addDocuments, type SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import { addDocuments } from '../../shared/search/writer.js';
 import { oracleSearch } from '../support/search-oracle.js';
 
 /**

@@ -6,10 +6,12 @@ import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../sh
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
 import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
-import { clausesOf, searchIndex, type TextQuery } from '../../shared/search/searcher.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import { clausesOf, type TextQuery } from '../../shared/search/query.js';
+import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
-import { addDocuments, removeDocuments, type SearchDocument } from '../../shared/search/writer.js';
+import { addDocuments, removeDocuments } from '../../shared/search/writer.js';
 import { corpus, prng, queries } from '../support/search-corpus.js';
 import { oracleSearch } from '../support/search-oracle.js';
 

@@ -9,7 +9,7 @@ import { SearchMerge } from '../../shared/adapters/local/search-merge.js';
 import type { SearchMerger } from '../../shared/adapters/local/search-merger.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord } from '../../shared/domain/record.js';
-import type { SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
 import { oracleSearch } from '../support/search-oracle.js';
 
 /**

@@ -1,7 +1,9 @@
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
-import { searchIndex, type TextQuery } from '../../shared/search/searcher.js';
+import type { TextQuery } from '../../shared/search/query.js';
+import { searchIndex } from '../../shared/search/searcher.js';
 import { TenantTail } from '../../shared/search/tail.js';
-import { addStats, changeCoveredDocuments, documentChanges, mergeTerms, type SearchDocument } from '../../shared/search/writer.js';
+import type { SearchDocument } from '../../shared/search/document.js';
+import { addStats, changeCoveredDocuments, documentChanges, mergeTerms } from '../../shared/search/writer.js';
 import { corpus, prng, queries } from '../support/search-corpus.js';
 import { oracleSearch } from '../support/search-oracle.js';
 

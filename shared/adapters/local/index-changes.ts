@@ -1,4 +1,4 @@
-import type { SearchDocument } from '../../search/writer.js';
+import type { SearchDocument } from '../../search/document.js';
 import { changeCoveredDocuments } from '../../search/writer.js';
 import type { Db } from './database.js';
 import { SqlitePostingStorage } from './posting-storage.js';

@@ -9,7 +9,8 @@ import { SqlitePostingStorage } from './posting-storage.js';
 import { filterConditions, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
 import { lowerBound } from '../../search/postings.js';
 import { searchCost } from '../../search/cost.js';
-import { clausesOf, searchIndex, type SearchOptions, type TextQuery } from '../../search/searcher.js';
+import { clausesOf, type TextQuery } from '../../search/query.js';
+import { searchIndex, type SearchOptions } from '../../search/searcher.js';
 import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
 

@@ -1,6 +1,7 @@
 import type { Statement, Transaction } from 'better-sqlite3';
 import type { Posting } from '../../search/block.js';
-import { addStats, documentChanges, mergeTerms, type DocumentChanges, type SearchDocument } from '../../search/writer.js';
+import type { SearchDocument } from '../../search/document.js';
+import { addStats, documentChanges, mergeTerms, type DocumentChanges } from '../../search/writer.js';
 import type { Db } from './database.js';
 import { NEWEST_UPSERT_SQL, newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { EMPTY_TAIL, TenantTail, type Tail } from '../../search/tail.js';
-import type { SearchDocument } from '../../search/writer.js';
+import type { SearchDocument } from '../../search/document.js';
 import type { Db } from './database.js';
 
 /**
