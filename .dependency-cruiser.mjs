@@ -82,6 +82,8 @@ export default {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // A node_modules linked from elsewhere stays node_modules/…, so packages are never taken for project files.
+    preserveSymlinks: true,
     // Type-only imports count: a cycle of types still ties the modules together.
     tsPreCompilationDeps: true,
     // Resolves `./x.js` specifiers to the `./x.ts` files, as TypeScript's NodeNext resolution does.
