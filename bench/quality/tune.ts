@@ -7,7 +7,7 @@
  * One index per set serves every combination: the writer stores each posting's raw term frequencies and
  * field lengths (title and body apart) and the tenant's raw word counts (writer.ts), and k1, b and
  * titleWeight are applied only when a search scores (scoring.ts `clauseWeight`/`clauseScore`, called from
- * searcher.ts with `options.params`).
+ * searcher.ts with `options.ranking`).
  *
  *   npx tsx bench/quality/tune.ts                      # the full grid, queries parsed as the service parses them
  *   npx tsx bench/quality/tune.ts --transforms none,all-words  # also every word of the query, for comparison
@@ -133,7 +133,7 @@ function runCombo(c: number): ComboResult {
   const noAnswer: number[][] = transforms.map(() => []);
   for (const [si, p] of prepared.entries()) {
     const rankings = p.distinct.map(({ query, text }) => {
-      const hits = searchIndex(storage, p.tenant, text, { k: 100, accept: acceptOf(p.docs, query.filters), params });
+      const hits = searchIndex(storage, p.tenant, text, { k: 100, accept: acceptOf(p.docs, query.filters), ranking: params });
       return hits.map((h) => p.docs[h.doc - 1]!.id);
     });
     for (const [ti] of transforms.entries()) {

@@ -1,6 +1,5 @@
 import { MAX_FIELD_WORDS, type Block, type Posting } from './block.js';
 import { clauseScore, type ClauseWeight } from './scoring.js';
-import { RANKING } from '../domain/rank.js';
 
 /**
  * What bounds a block's scores without reading it: its document range, its extreme counts and lengths,
@@ -9,7 +8,7 @@ import { RANKING } from '../domain/rank.js';
  * The extremes (the largest counts, the shortest fields, each over the whole block) bound any document's
  * score for any parameters, but loosely: they mix the best of different documents. The impacts are the
  * block's documents that are best for some query, as Lucene keeps (frequency, norm) pairs: with the title
- * weight IMPACT_WEIGHT, a document has a weighted count c = w·tfT + tfB and length d = w·lenT + lenB, a
+ * weight w the index is written for (ranking.ts), a document has a weighted count c = w·tfT + tfB and length d = w·lenT + lenB, a
  * score increases with c and decreases with d whatever the IDF, k1, b and average length, so only the
  * documents that no other beats on both (the Pareto front) can score best, and the best of them bounds
  * the block exactly. They are kept as those documents' (tfT, tfB, lenT, lenB), at most MAX_IMPACTS of them
@@ -28,7 +27,7 @@ export interface BlockMeta {
   impacts: Uint16Array;
   /**
    * The title weight the impacts were computed for, in hundredths: a search with another one (a stored
-   * index after RANKING changed, or the tuning grid) bounds the block by its extremes instead.
+   * index after the ranking changed, or the tuning grid) bounds the block by its extremes instead.
    */
   impactWeight: number;
 }
@@ -36,14 +35,12 @@ export interface BlockMeta {
 /** A title weight as the metas store it: in hundredths. */
 const hundredths = (weight: number) => Math.round(weight * 100);
 
-/** The title weight the impacts are computed for: the service's (scoring.ts). */
-export const IMPACT_WEIGHT = RANKING.titleWeight;
-
 /** The most impacts a block keeps. */
 export const MAX_IMPACTS = 8;
 
-export function metaOf(postings: readonly Posting[]): BlockMeta {
-  return metaOfColumns({
+/** The meta of postings in document order, its impacts kept for the title weight `impactWeight`. */
+export function metaOf(postings: readonly Posting[], impactWeight: number): BlockMeta {
+  return metaOfColumns(impactWeight, {
     count: postings.length,
     docs: Uint32Array.from(postings, (p) => p.doc),
     tfT: Uint16Array.from(postings, (p) => p.posT.length),
@@ -53,10 +50,13 @@ export function metaOf(postings: readonly Posting[]): BlockMeta {
   });
 }
 
-/** The meta of a decoded block (the open block, whose meta is not stored), or of its postings `from` to `to`. */
-export function metaOfBlock(block: Block, from = 0, to = block.count): BlockMeta {
-  if (from === 0 && to === block.count) return metaOfColumns(block);
-  return metaOfColumns({
+/**
+ * The meta of a decoded block (the open block, whose meta is not stored), or of its postings `from` to
+ * `to`, its impacts kept for the title weight `impactWeight`.
+ */
+export function metaOfBlock(block: Block, impactWeight: number, from = 0, to = block.count): BlockMeta {
+  if (from === 0 && to === block.count) return metaOfColumns(impactWeight, block);
+  return metaOfColumns(impactWeight, {
     count: to - from,
     docs: block.docs.subarray(from, to),
     tfT: block.tfT.subarray(from, to),
@@ -66,7 +66,7 @@ export function metaOfBlock(block: Block, from = 0, to = block.count): BlockMeta
   });
 }
 
-function metaOfColumns(b: Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): BlockMeta {
+function metaOfColumns(impactWeight: number, b: Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): BlockMeta {
   let maxTfT = 0;
   let maxTfB = 0;
   let minLenT = MAX_FIELD_WORDS;
@@ -85,14 +85,13 @@ function metaOfColumns(b: Pick<Block, 'count' | 'docs' | 'tfT' | 'tfB' | 'lenT' 
     maxTfB,
     minLenT,
     minLenB,
-    impacts: impactsOf(b),
-    impactWeight: hundredths(IMPACT_WEIGHT),
+    impacts: impactsOf(b, impactWeight),
+    impactWeight: hundredths(impactWeight),
   };
 }
 
-/** The block's Pareto front at IMPACT_WEIGHT (see BlockMeta), merged down to MAX_IMPACTS. */
-function impactsOf(b: Pick<Block, 'count' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>): Uint16Array {
-  const w = IMPACT_WEIGHT;
+/** The block's Pareto front at title weight `w` (see BlockMeta), merged down to MAX_IMPACTS. */
+function impactsOf(b: Pick<Block, 'count' | 'tfT' | 'tfB' | 'lenT' | 'lenB'>, w: number): Uint16Array {
   const n = b.count;
   const c = new Float64Array(n);
   const d = new Float64Array(n);

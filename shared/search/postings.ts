@@ -22,15 +22,16 @@ export interface TermPostings {
 
 /**
  * A term's postings: its sealed blocks and its open block from the index, then its postings in the tail's
- * documents above the term's merge mark (tail.ts), which all come after the index's.
+ * documents above the term's merge mark (tail.ts), which all come after the index's. The blocks whose metas
+ * are not stored (the open block, the tail's) have their impacts kept for `titleWeight`, the search's.
  */
-export function termPostings(storage: PostingStorage, tenant: string, term: string, tail: Tail, upTo: number): TermPostings | null {
+export function termPostings(storage: PostingStorage, tenant: string, term: string, tail: Tail, upTo: number, titleWeight: number): TermPostings | null {
   const head = storage.head(tenant, term);
   const tailBlocks = tail.postings(term, Math.max(upTo, head?.merged ?? 0));
   if (!head && tailBlocks.length === 0) return null;
   const open = head && head.open.byteLength > 0 ? decodeBlock(head.open) : null;
   const loaded: Block[] = open && open.count > 0 ? [open, ...tailBlocks] : tailBlocks;
-  const metas = MetaTable.of(head && head.sealedLast > 0 ? storage.metas(tenant, term) : null, loaded.map((block) => metaOfBlock(block)));
+  const metas = MetaTable.of(head && head.sealedLast > 0 ? storage.metas(tenant, term) : null, loaded.map((block) => metaOfBlock(block, titleWeight)));
   const sealed = metas.stored;
   let df = head?.df ?? 0;
   for (const block of tailBlocks) df += block.count;

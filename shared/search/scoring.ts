@@ -9,11 +9,10 @@
  *   idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)).
  * The IDF is Lucene's, ln(1 + (N − n + 0.5) / (n + 0.5)): positive for every word, however common, where
  * the classic form (FTS5's) goes negative and is clamped to a near-zero constant. N, n and avgdl are the
- * tenant's own: no other tenant's records move a rank. k1, b and the title weight are the domain's
- * (shared/domain/rank.ts, RANKING), which OpenSearch ranks with too.
+ * tenant's own: no other tenant's records move a rank. k1, b and the title weight are the caller's
+ * (ranking.ts).
  */
-import type { Bm25Params } from '../domain/rank.js';
-
+import type { Bm25Params } from './ranking.js';
 
 /** The tenant's statistics a score needs. */
 export interface CollectionStats {

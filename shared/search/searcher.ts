@@ -2,13 +2,13 @@ import { ClauseCursor } from './cursor.js';
 import type { ScoreColumns } from './block.js';
 import { lowerBound, phrasePostings, termPostings, type TermPostings } from './postings.js';
 import { clausesOf, type Clause, type TextQuery } from './query.js';
+import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
 import { clauseWeight, idf, type CollectionStats } from './scoring.js';
-import { RANKING, type Bm25Params } from '../domain/rank.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
 import { TopK, type ScoredDoc } from './top-k.js';
 
-/** How to search: how many documents, which of them (the record filters), with what parameters, and the tail. */
+/** How to search: how many documents, which of them (the record filters), with what ranking, and the tail. */
 export interface SearchOptions {
   /** How many documents to return at most. */
   k: number;
@@ -27,19 +27,20 @@ export interface SearchOptions {
    * clauses at these documents only.
    */
   among?: (most: number) => Uint32Array | null;
-  params?: Bm25Params;
+  /** What to score with; DEFAULT_RANKING (ranking.ts) unless given. */
+  ranking?: Bm25Params;
   /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
   tail?: Tail;
 }
 
 /** The cursors of a query's clauses in one tenant; a clause with a term the tenant never used matches nothing and is left out. */
-function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], params: Bm25Params, tail: Tail): ClauseCursor[] {
+function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], ranking: Bm25Params, tail: Tail): ClauseCursor[] {
   const cursors: ClauseCursor[] = [];
   const upTo = storage.mergedUpTo();
   // A term that several clauses or a phrase's several words name is read once (phrasePostings counts on it).
   const read = new Map<string, TermPostings | null>();
   const postingsOf = (term: string) => {
-    if (!read.has(term)) read.set(term, termPostings(storage, tenant, term, tail, upTo));
+    if (!read.has(term)) read.set(term, termPostings(storage, tenant, term, tail, upTo, ranking.titleWeight));
     return read.get(term)!;
   };
   clauses.forEach((clause, order) => {
@@ -49,7 +50,7 @@ function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionSta
     // A phrase weighs the sum of its terms' IDFs, as Lucene's PhraseQuery does: no count of the phrase's
     // documents is needed, so a phrase costs what its rarest term costs. A clause the query names n times
     // weighs n times as much.
-    const weight = clauseWeight(params, stats, clause.count * present.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
+    const weight = clauseWeight(ranking, stats, clause.count * present.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
     if (present.length === 1) {
       cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load, present[0]!.df));
       return;
@@ -92,9 +93,8 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
   const tail = options.tail ?? EMPTY_TAIL;
   const stats = addStats(storage.stats(tenant), tail.stats);
   if (stats.docs === 0 || options.k <= 0) return [];
-  const params = options.params ?? RANKING;
   const clauses = clausesOf(query);
-  const cursors = cursorsOf(storage, tenant, stats, clauses, params, tail);
+  const cursors = cursorsOf(storage, tenant, stats, clauses, options.ranking ?? DEFAULT_RANKING, tail);
   const top = new TopK(options.k);
   if (options.among && cursors.length > 0) {
     // The most documents that are less work to read the clauses at than the postings are to walk.

@@ -3,31 +3,33 @@ import { checkDocumentNumber, type SearchDocument } from './document.js';
 import { BLOCK_SIZE, MAX_FIELD_WORDS, appendPostings, blockCount, blockLastDoc, blockPostings, decodeBlock, encodeBlock, sliceBlock, type Posting } from './block.js';
 import { decodeMetas, encodeMetas, metaOf, metaOfBlock, type BlockMeta } from './metas.js';
 import { decodeSealed, encodeSealed, encodeSealedSlice, type SealedBlock } from './sealed.js';
+import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
 import type { CollectionStats } from './scoring.js';
 import type { PostingStorage, TermHead } from './storage.js';
 
 /**
- * The write side of the engine: documents into a tenant's postings, statistics and block metas. The read
- * side never imports this module.
+ * The write side of the engine: documents into a tenant's postings, statistics and block metas. Each
+ * function that writes blocks takes the ranking the index is written for (`ranking`, ranking.ts): its
+ * blocks' impacts are kept for that title weight (metas.ts). The read side never imports this module.
  */
 
 /** Adds documents to a tenant's index: its statistics, each term's document frequency and postings. */
-export function addDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[]): void {
-  changeDocuments(storage, tenant, documents, +1);
+export function addDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], ranking: Bm25Params = DEFAULT_RANKING): void {
+  changeDocuments(storage, tenant, documents, +1, ranking);
 }
 
 /**
  * Removes documents from a tenant's index, given the text they were added with. Every statistic goes back
  * to what it was before they were added; a term no document holds any more leaves nothing behind.
  */
-export function removeDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[]): void {
-  changeDocuments(storage, tenant, documents, -1);
+export function removeDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], ranking: Bm25Params = DEFAULT_RANKING): void {
+  changeDocuments(storage, tenant, documents, -1, ranking);
 }
 
-function changeDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], sign: 1 | -1): void {
+function changeDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], sign: 1 | -1, ranking: Bm25Params): void {
   if (documents.length === 0) return;
   const { byTerm, stats } = documentChanges(documents);
-  for (const [term, postings] of byTerm) new TermWriter(storage, tenant, term).change(postings, sign);
+  for (const [term, postings] of byTerm) new TermWriter(storage, tenant, term, ranking).change(postings, sign);
   addStats(storage, tenant, stats, sign);
 }
 
@@ -38,12 +40,18 @@ function changeDocuments(storage: PostingStorage, tenant: string, documents: rea
  * document is the tail's, which a search reads from the records themselves. A record's delete removes its
  * old text with -1; a new text is the old one removed and the new one added.
  */
-export function changeCoveredDocuments(storage: PostingStorage, tenant: string, documents: readonly SearchDocument[], sign: 1 | -1): void {
+export function changeCoveredDocuments(
+  storage: PostingStorage,
+  tenant: string,
+  documents: readonly SearchDocument[],
+  sign: 1 | -1,
+  ranking: Bm25Params = DEFAULT_RANKING,
+): void {
   if (documents.length === 0) return;
   const upTo = storage.mergedUpTo();
   const covered = documents.filter((d) => d.doc <= upTo);
   const { byTerm } = documentChanges(documents);
-  for (const [term, postings] of byTerm) new TermWriter(storage, tenant, term).change(postings, sign, undefined, upTo);
+  for (const [term, postings] of byTerm) new TermWriter(storage, tenant, term, ranking).change(postings, sign, undefined, upTo);
   if (covered.length > 0) addStats(storage, tenant, documentChanges(covered).stats, sign);
 }
 
@@ -94,8 +102,8 @@ export function documentChanges(documents: readonly SearchDocument[]): DocumentC
  * so a merge cut short resumes from the start of its batch. The statistics go in with `addStats` once, in
  * the step that moves the storage's merge mark to `upTo`.
  */
-export function mergeTerms(storage: PostingStorage, tenant: string, terms: Iterable<[string, Posting[]]>, upTo: number): void {
-  for (const [term, postings] of terms) new TermWriter(storage, tenant, term).change(postings, +1, upTo);
+export function mergeTerms(storage: PostingStorage, tenant: string, terms: Iterable<[string, Posting[]]>, upTo: number, ranking: Bm25Params = DEFAULT_RANKING): void {
+  for (const [term, postings] of terms) new TermWriter(storage, tenant, term, ranking).change(postings, +1, upTo);
 }
 
 /** Adds (or with -1 removes) documents' statistics to a tenant's. */
@@ -119,12 +127,16 @@ class TermWriter {
   private openList: Posting[] | null = null;
   private metas: BlockMeta[] | null = null;
   private metasChanged = false;
+  /** The title weight the metas' impacts are kept for. */
+  private readonly impactWeight: number;
 
   constructor(
     private readonly storage: PostingStorage,
     private readonly tenant: string,
     private readonly term: string,
+    ranking: Bm25Params,
   ) {
+    this.impactWeight = ranking.titleWeight;
     this.head = storage.head(tenant, term) ?? { df: 0, sealedLast: 0, merged: 0, open: new Uint8Array(0) };
     this.openBytes = this.head.open;
   }
@@ -215,7 +227,7 @@ class TermWriter {
     this.storage.setBlock(this.tenant, this.term, meta.last, null);
     const parts = postings.length > 2 * BLOCK_SIZE ? [postings.slice(0, BLOCK_SIZE), postings.slice(BLOCK_SIZE)] : postings.length > 0 ? [postings] : [];
     for (const part of parts) this.storage.setBlock(this.tenant, this.term, part.at(-1)!.doc, encodeSealed(part));
-    metas.splice(i, 1, ...parts.map(metaOf));
+    metas.splice(i, 1, ...parts.map((part) => metaOf(part, this.impactWeight)));
     this.metasChanged = true;
     this.head.sealedLast = metas.at(-1)?.last ?? 0;
     return result;
@@ -230,7 +242,7 @@ class TermWriter {
       let start = 0;
       if (count - start >= BLOCK_SIZE) {
         const open = decodeBlock(this.openBytes);
-        for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) this.sealSealed(metaOfBlock(open, start, start + BLOCK_SIZE), encodeSealedSlice(open, start, start + BLOCK_SIZE));
+        for (; count - start >= BLOCK_SIZE; start += BLOCK_SIZE) this.sealSealed(metaOfBlock(open, this.impactWeight, start, start + BLOCK_SIZE), encodeSealedSlice(open, start, start + BLOCK_SIZE));
       }
       this.openBytes = sliceBlock(this.openBytes, start, count);
       return;
@@ -243,7 +255,7 @@ class TermWriter {
 
   /** Stores postings (above every sealed one) as a new sealed block, with its meta. */
   private sealPart(part: Posting[]): void {
-    this.sealSealed(metaOf(part), encodeSealed(part));
+    this.sealSealed(metaOf(part, this.impactWeight), encodeSealed(part));
   }
 
   private sealSealed(meta: BlockMeta, block: SealedBlock): void {

@@ -1,6 +1,7 @@
 import type { Db } from '../../shared/adapters/local/database.js';
 import { SqlitePostingStorage } from '../../shared/adapters/local/posting-storage.js';
 import { TailCache } from '../../shared/adapters/local/tail-cache.js';
+import { RANKING } from '../../shared/domain/rank.js';
 import { blockPostings, decodeBlock, type Posting } from '../../shared/search/block.js';
 import { decodeMetas, metaOf } from '../../shared/search/metas.js';
 import type { CollectionStats } from '../../shared/search/scoring.js';
@@ -61,7 +62,7 @@ export function indexProblems(db: Db): string[] {
               continue;
             }
             const postings = blockPostings(decodeSealed({ scores, positions }));
-            if (JSON.stringify(metaOf(postings)) !== JSON.stringify(meta)) say(`"${term}": the meta of the block ending at ${meta.last} is not its postings'`);
+            if (JSON.stringify(metaOf(postings, RANKING.titleWeight)) !== JSON.stringify(meta)) say(`"${term}": the meta of the block ending at ${meta.last} is not its postings'`);
             indexed.push(...postings);
           }
           if ((metas.at(-1)?.last ?? 0) !== head.sealedLast) say(`"${term}": sealed_last ${head.sealedLast}, its last block ends at ${metas.at(-1)?.last ?? 0}`);

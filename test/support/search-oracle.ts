@@ -1,9 +1,9 @@
 import { analyze } from '../../shared/search/analyzer.js';
 import { MAX_FIELD_WORDS } from '../../shared/search/block.js';
-import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
-import { RANKING, type Bm25Params } from '../../shared/domain/rank.js';
 import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
+import { DEFAULT_RANKING, type Bm25Params } from '../../shared/search/ranking.js';
+import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import type { ScoredDoc } from '../../shared/search/top-k.js';
 
 /**
@@ -15,7 +15,7 @@ export function oracleSearch(
   documents: readonly SearchDocument[],
   query: TextQuery,
   k: number,
-  { params = RANKING, accept }: { params?: Bm25Params; accept?: (doc: number) => boolean } = {},
+  { params = DEFAULT_RANKING, accept }: { params?: Bm25Params; accept?: (doc: number) => boolean } = {},
 ): ScoredDoc[] {
   const { analyzed, stats, df } = analysisOf(documents);
   const clauses = clausesOf(query).map((clause) => {

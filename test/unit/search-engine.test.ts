@@ -1,13 +1,14 @@
 import { jest } from '@jest/globals';
 import { analyze } from '../../shared/search/analyzer.js';
 import { appendPostings, BLOCK_SIZE, blockPostings, encodeBlock, sliceBlock, type Posting } from '../../shared/search/block.js';
-import { blockBound, decodeMetas, encodeMetas, IMPACT_WEIGHT, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
+import { blockBound, decodeMetas, encodeMetas, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
 import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../shared/search/sealed.js';
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
 import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
 import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
+import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
 import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
@@ -74,24 +75,28 @@ test('a sealed block decodes to its postings, whatever widths its columns need',
 
 test('the meta table reads the bounds of the stored metas, and of the ones kept beside them', () => {
   const docs = corpus(6, 600);
-  const metas = [0, 128, 256, 384].map((from) => metaOf(docs.slice(from, from + 128).map((d) => ({ doc: d.doc, posT: d.title.split(' ').length > 3 ? [0, 2] : [1], posB: [0], lenT: d.title.split(' ').length, lenB: 1 + d.body.split(' ').length }))));
+  const metas = [0, 128, 256, 384].map((from) => metaOf(docs.slice(from, from + 128).map((d) => ({ doc: d.doc, posT: d.title.split(' ').length > 3 ? [0, 2] : [1], posB: [0], lenT: d.title.split(' ').length, lenB: 1 + d.body.split(' ').length })), DEFAULT_RANKING.titleWeight));
   const table = MetaTable.of(encodeMetas(metas.slice(0, 3)), metas.slice(3));
   expect(table.length).toBe(4);
   expect(table.stored).toBe(3);
   expect(Array.from(table.first)).toEqual(metas.map((m) => m.first));
   expect(Array.from(table.last)).toEqual(metas.map((m) => m.last));
-  for (const params of [RANKING, { k1: 0.9, b: 0.3, titleWeight: 1 }]) {
+  for (const params of [DEFAULT_RANKING, { k1: 0.9, b: 0.3, titleWeight: 1 }]) {
     const w = clauseWeight(params, { docs: 600, titleWords: 3000, bodyWords: 12000 }, 1.7);
     expect(Array.from(table.bounds(w))).toEqual(metas.map((m) => blockBound(w, m)));
   }
   expect(MetaTable.of(null, []).length).toBe(0);
-  // Impacts kept for another title weight (an index written before RANKING changed) bound by the extremes.
+  // Impacts kept for another title weight (an index written before the ranking changed) bound by the extremes.
   const stale = metas.map((m) => ({ ...m, impactWeight: m.impactWeight + 100 }));
-  const w = clauseWeight(RANKING, { docs: 600, titleWords: 3000, bodyWords: 12000 }, 1.7);
+  const w = clauseWeight(DEFAULT_RANKING, { docs: 600, titleWords: 3000, bodyWords: 12000 }, 1.7);
   const extremes = metas.map((m) => clauseScore(w, m.maxTfT, m.maxTfB, m.minLenT, m.minLenB));
   expect(Array.from(MetaTable.of(encodeMetas(stale), []).bounds(w))).toEqual(extremes);
   expect(stale.map((m) => blockBound(w, m))).toEqual(extremes);
   expect(extremes.some((bound, i) => bound > blockBound(w, metas[i]!))).toBe(true);
+});
+
+test("the engine's default ranking is the service's (shared/domain/rank.ts), so the oracle tests and the engine benchmark measure what the service ranks with", () => {
+  expect({ ...DEFAULT_RANKING }).toEqual({ ...RANKING });
 });
 
 test('the IDF stays positive for a word in every document, and falls as the word gets commoner', () => {
@@ -112,11 +117,23 @@ describe('the pruned top k equals the oracle', () => {
     const storage = new MemoryPostingStorage();
     const docs = corpus(4, 2000);
     addDocuments(storage, 't', docs);
-    for (const params of [{ k1: 0.6, b: 0.3, titleWeight: 1 }, { k1: 2, b: 1, titleWeight: IMPACT_WEIGHT + 2.5 }, { ...RANKING, b: 0.2 }]) {
+    for (const params of [{ k1: 0.6, b: 0.3, titleWeight: 1 }, { k1: 2, b: 1, titleWeight: DEFAULT_RANKING.titleWeight + 2.5 }, { ...DEFAULT_RANKING, b: 0.2 }]) {
       for (const query of queries(4, 20)) {
-        const got = searchIndex(storage, 't', query, { k: 10, params });
+        const got = searchIndex(storage, 't', query, { k: 10, ranking: params });
         expect({ query, params, got }).toEqual({ query, params, got: oracleSearch(docs, query, 10, { params }) });
       }
+    }
+  });
+
+  test('on an index written for another ranking: its impacts are kept for that title weight, and bound exactly', () => {
+    const ranking = { k1: 2, b: 1, titleWeight: 6.5 };
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(4, 2000);
+    addDocuments(storage, 't', docs, ranking);
+    expect(decodeMetas(storage.metas('t', 'w1x')!).every((m) => m.impactWeight === 650 && m.impacts.length > 0)).toBe(true);
+    for (const query of queries(4, 20)) {
+      const got = searchIndex(storage, 't', query, { k: 10, ranking });
+      expect({ query, got }).toEqual({ query, got: oracleSearch(docs, query, 10, { params: ranking }) });
     }
   });
 
@@ -124,10 +141,10 @@ describe('the pruned top k equals the oracle', () => {
     const docs = corpus(5, 1000);
     for (const [start, end] of [[0, BLOCK_SIZE], [200, 260], [500, 501]] as const) {
       const postings = docs.slice(start, end).map((d) => ({ doc: d.doc, posT: [0], posB: d.body ? [1] : [], lenT: d.title.split(' ').length, lenB: d.body.split(' ').length }));
-      const meta = metaOf(postings);
+      const meta = metaOf(postings, DEFAULT_RANKING.titleWeight);
       expect(meta.impacts.length / 4).toBeGreaterThan(0);
       expect(meta.impacts.length / 4).toBeLessThanOrEqual(MAX_IMPACTS);
-      const w = clauseWeight(RANKING, { docs: 1000, titleWords: 5000, bodyWords: 20000 }, 2);
+      const w = clauseWeight(DEFAULT_RANKING, { docs: 1000, titleWords: 5000, bodyWords: 20000 }, 2);
       const scores = postings.map((p) => clauseScore(w, p.posT.length, p.posB.length, p.lenT, p.lenB));
       const impactScores = Array.from({ length: meta.impacts.length / 4 }, (_, i) => clauseScore(w, ...([...meta.impacts.subarray(4 * i, 4 * i + 4)] as [number, number, number, number])));
       expect(Math.max(...impactScores)).toBeGreaterThanOrEqual(Math.max(...scores));

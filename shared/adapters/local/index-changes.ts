@@ -1,3 +1,4 @@
+import { RANKING } from '../../domain/rank.js';
 import type { SearchDocument } from '../../search/document.js';
 import { changeCoveredDocuments } from '../../search/writer.js';
 import type { Db } from './database.js';
@@ -16,7 +17,7 @@ export function indexChanges(db: Db): (tenantId: string, documents: readonly Sea
   const bumpTail = db.prepare('UPDATE search_state SET tail_gen = tail_gen + 1 WHERE merged_upto < ?');
   return (tenantId, documents, sign) => {
     if (documents.length === 0) return;
-    changeCoveredDocuments(postings, tenantId, documents, sign);
+    changeCoveredDocuments(postings, tenantId, documents, sign, RANKING);
     bumpTail.run(Math.max(...documents.map((d) => d.doc)));
   };
 }

@@ -1,5 +1,5 @@
 import { isEmptyQuery } from '../../domain/query-parse.js';
-import { rankFromScore } from '../../domain/rank.js';
+import { RANKING, rankFromScore } from '../../domain/rank.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
 import type { Statement } from 'better-sqlite3';
@@ -18,7 +18,8 @@ import { TailCache } from './tail-cache.js';
  * Search on the engine's index (shared/search) and its tail, the records above the merge mark
  * (search-merge.ts), so a record is found as soon as its write has returned; the records without `q` come
  * from the records table. Each search runs in one read transaction: the index, the merge mark, the tail and
- * the records it returns are one snapshot, whatever a merge or a write commits meanwhile.
+ * the records it returns are one snapshot, whatever a merge or a write commits meanwhile. The engine ranks
+ * with the domain's RANKING, as OpenSearch does.
  */
 /** Candidates a search by agent checks one by one before it decides whether to take the agent's records whole. */
 const AGENT_SET_AFTER = 64;
@@ -99,7 +100,7 @@ export class SqliteSearchIndex implements SearchIndex {
     // only about a record that would enter the top `limit`.
     const { tail, upTo } = this.tailOf(tenantId);
     const filters = this.filtersOf(tenantId, query, conditions, values, upTo, tail);
-    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...filters, tail });
+    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, ...filters, ranking: RANKING, tail });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: SearchRow[] = [];

@@ -1,4 +1,5 @@
 import type { Statement, Transaction } from 'better-sqlite3';
+import { RANKING } from '../../domain/rank.js';
 import type { Posting } from '../../search/block.js';
 import type { SearchDocument } from '../../search/document.js';
 import { addStats, documentChanges, mergeTerms, type DocumentChanges } from '../../search/writer.js';
@@ -139,7 +140,7 @@ export class MergeBatch {
       do {
         if (this.next === all.length) break;
         const [tenant, term, postings] = all[this.next++]!;
-        mergeTerms(storage, tenant, [[term, postings]], upTo);
+        mergeTerms(storage, tenant, [[term, postings]], upTo, RANKING);
       } while (++done < terms && performance.now() - started < ms);
       if (this.next < all.length) return 'again';
       for (const [tenant, changes] of this.batch.tenants) addStats(storage, tenant, changes.stats);

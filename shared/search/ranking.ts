@@ -1,0 +1,20 @@
+/**
+ * The engine's ranking configuration. Whoever uses the engine passes its own (the service passes the
+ * domain's RANKING, shared/domain/rank.ts, which OpenSearch ranks with too), as Lucene's IndexWriterConfig
+ * and IndexSearcher are given a Similarity: the writer keeps each block's impacts for the title weight it
+ * is given (metas.ts), and the searcher scores with the parameters it is given (scoring.ts).
+ */
+
+/** The parameters of the BM25F score (scoring.ts has the formula). */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  /** How many body occurrences one title occurrence is worth. */
+  titleWeight: number;
+}
+
+/**
+ * What the engine ranks with when it is given nothing (the oracle tests, the engine benchmark): the
+ * parameters the tuning grid chose (docs/benchmarks.md, "Ranking parameters"), the same as the service's.
+ */
+export const DEFAULT_RANKING: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.4, titleWeight: 4 });
