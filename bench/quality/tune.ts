@@ -1,7 +1,7 @@
 /**
  * The ranking parameters, tuned in-process: every quality set indexed once into a MemoryPostingStorage, every
  * query run through the service's own parser (`parseQuery`) and the engine's search (`searchIndex`, k = 100,
- * the query's filters as `accept`), over a grid of BM25F parameters and, optionally, query transforms that
+ * the query's filters as its filter clause), over a grid of BM25F parameters and, optionally, query transforms that
  * drop words from the parsed query before the search (the index is never changed).
  *
  * One index per set serves every combination: the writer stores each posting's raw term frequencies and
@@ -21,6 +21,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { RANKING, type Bm25Params } from '../../shared/domain/rank.js';
+import type { Filter } from '../../shared/search/filter.js';
 import type { TextQuery } from '../../shared/search/query.js';
 import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
@@ -102,11 +103,11 @@ const prepared: Prepared[] = SETS.map((set) => {
   return { set, tenant, docs: set.docs, use, distinct };
 });
 
-/** The record filters of a query, as the engine's `accept` over document numbers (1..n in file order). */
-function acceptOf(docs: QualityDoc[], filters: QualityQuery['filters']): ((doc: number) => boolean) | undefined {
+/** The record filters of a query, as the engine's filter clause over document numbers (1..n in file order). */
+function filterOf(docs: QualityDoc[], filters: QualityQuery['filters']): Filter | undefined {
   const entries = Object.entries(filters).filter(([, v]) => v !== undefined && v !== null) as [keyof QualityDoc, string][];
   if (entries.length === 0) return undefined;
-  return (doc) => entries.every(([field, value]) => docs[doc - 1]![field] === value);
+  return { matches: (doc) => entries.every(([field, value]) => docs[doc - 1]![field] === value) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -133,7 +134,7 @@ function runCombo(c: number): ComboResult {
   const noAnswer: number[][] = transforms.map(() => []);
   for (const [si, p] of prepared.entries()) {
     const rankings = p.distinct.map(({ query, text }) => {
-      const hits = searchIndex(storage, p.tenant, text, { k: 100, accept: acceptOf(p.docs, query.filters), ranking: params });
+      const hits = searchIndex(storage, p.tenant, text, { k: 100, filter: filterOf(p.docs, query.filters), ranking: params });
       return hits.map((h) => p.docs[h.doc - 1]!.id);
     });
     for (const [ti] of transforms.entries()) {

@@ -1,5 +1,6 @@
 import { ClauseCursor } from './cursor.js';
 import type { ScoreColumns } from './block.js';
+import { FilterClause, type Filter } from './filter.js';
 import { lowerBound, phrasePostings, termPostings, type TermPostings } from './postings.js';
 import { clausesOf, type Clause, type TextQuery } from './query.js';
 import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
@@ -8,25 +9,15 @@ import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
 import { TopK, type ScoredDoc } from './top-k.js';
 
-/** How to search: how many documents, which of them (the record filters), with what ranking, and the tail. */
+/** How to search: how many documents, which of them (the filter), with what ranking, and the tail. */
 export interface SearchOptions {
   /** How many documents to return at most. */
   k: number;
-  /** Only documents it accepts are returned (the record filters); called only for a document that would enter the top k. */
-  accept?: (doc: number) => boolean;
   /**
-   * With `accept`: whether it may accept any document in [from, to] (false only when it accepts none). A
-   * window it rules out is skipped unread: where a filter rejects every document (a `since` that leaves
-   * out the older half), no candidate raises the k-th best score, so nothing else would prune there.
+   * The filter clause (a clause of Lucene's BooleanQuery with Occur.FILTER): only the documents it passes
+   * are returned, and it adds nothing to a score. How it is read, and what that costs, is filter.ts's.
    */
-  acceptsAny?: (from: number, to: number) => boolean;
-  /**
-   * With `accept`: every document it can accept, ascending, if the filters know them and there are at most
-   * `most` (an agent's records), else null. The search asks only when reading each clause at that many
-   * documents would be less work than walking the clauses' postings (AMONG_COST), and then reads the
-   * clauses at these documents only.
-   */
-  among?: (most: number) => Uint32Array | null;
+  filter?: Filter;
   /** What to score with; DEFAULT_RANKING (ranking.ts) unless given. */
   ranking?: Bm25Params;
   /** The tenant's documents above the merge mark, which the index does not hold yet (tail.ts); none unless given. */
@@ -62,12 +53,6 @@ function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionSta
   return cursors;
 }
 
-/**
- * What reading one clause at one given document costs (`among`), in postings walked: its block is read and
- * decoded whole, and documents far apart fall in different blocks.
- */
-const AMONG_COST = 32;
-
 /** Bounds are compared with this much room, so that rounding in a sum never prunes a document that ties. */
 const SLACK = 1e-9;
 const below = (bound: number, threshold: number) => bound * (1 + SLACK) < threshold;
@@ -85,8 +70,8 @@ const below = (bound: number, threshold: number) => bound * (1 + SLACK) < thresh
  *   cannot reach the k-th best score is skipped unread. Otherwise the clauses whose window bounds together
  *   cannot reach it are non-essential: only the essential clauses' documents are candidates, and a
  *   non-essential clause is read for a candidate only while the candidate can still make it.
- * - The record filters (`accept`) are asked only about a document that would enter the top k, and about a
- *   window (`acceptsAny`) only when it would be scored.
+ * - The filter is asked only about a document that would enter the top k, and about a window only when it
+ *   would be scored; when it can list few enough documents, only those are scored (filter.ts).
  * The work grows with k and with how rare the query's best words are, not with the number of matches.
  */
 export function searchIndex(storage: PostingStorage, tenant: string, query: TextQuery, options: SearchOptions): ScoredDoc[] {
@@ -96,12 +81,11 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
   const clauses = clausesOf(query);
   const cursors = cursorsOf(storage, tenant, stats, clauses, options.ranking ?? DEFAULT_RANKING, tail);
   const top = new TopK(options.k);
-  if (options.among && cursors.length > 0) {
-    // The most documents that are less work to read the clauses at than the postings are to walk.
-    const most = Math.ceil(cursors.reduce((n, c) => n + c.postings, 0) / (cursors.length * AMONG_COST)) - 1;
-    const among = most > 0 ? options.among(most) : null;
-    if (among) {
-      scoreAmong(among, cursors, clauses.length, top, options.accept);
+  const filter = options.filter ? new FilterClause(options.filter, stats.docs) : null;
+  if (filter && cursors.length > 0) {
+    const lead = filter.lead(cursors.reduce((n, c) => n + c.postings, 0), cursors.length);
+    if (lead) {
+      scoreAmong(lead, cursors, clauses.length, top, filter);
       return top.sorted();
     }
   }
@@ -141,7 +125,7 @@ export function searchIndex(storage: PostingStorage, tenant: string, query: Text
       total += bound;
     }
     const worth = !top.full || !below(total, threshold);
-    if (worth && (!options.acceptsAny || options.acceptsAny(start, end))) scoreWindow(start, end, scratch, inWindow, top, options.accept);
+    if (worth && (!filter || filter.mayAcceptIn(start, end))) scoreWindow(start, end, scratch, inWindow, top, filter);
     start = end + 1;
   }
   return top.sorted();
@@ -184,7 +168,7 @@ const NO_DOCS: ScoreColumns = { count: 0, docs: new Uint32Array(0), tfT: new Uin
  * Scores the candidates of one window [start, end]: the documents of its essential clauses, which are the
  * last `count - split` of `s.cursors` once sorted by their bounds in the window.
  */
-function scoreWindow(start: number, end: number, s: WindowScratch, count: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+function scoreWindow(start: number, end: number, s: WindowScratch, count: number, top: TopK, filter: FilterClause | null): void {
   // Sort the window's clauses by bound, smallest first (insertion sort: a query has a few clauses).
   for (let i = 1; i < count; i++) {
     const c = s.cursors[i]!;
@@ -221,7 +205,7 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
     } else s.blocks[e] = NO_DOCS;
   }
   if (essential === 1) {
-    scoreOneEssential(end, s, split, top, accept);
+    scoreOneEssential(end, s, split, top, filter);
     return;
   }
   const contributions = s.contributions;
@@ -247,7 +231,7 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
         if (p + 1 === b.count) nextBlockIfDone(s, c, e, end);
       }
     }
-    finishCandidate(doc, partial, s, split, top, accept);
+    finishCandidate(doc, partial, s, split, top, filter);
   }
 }
 
@@ -255,7 +239,7 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
  * The window's candidates when one clause is essential, the usual case once the top k has filled: its
  * documents in order, each dropped at once unless its score and the rest's bounds can make it enter.
  */
-function scoreOneEssential(end: number, s: WindowScratch, split: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+function scoreOneEssential(end: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null): void {
   const c = s.cursors[split]!;
   const most = s.rest[0]!;
   for (;;) {
@@ -267,7 +251,7 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
       if (top.full && below(score + most, top.threshold)) continue;
       s.contributions.fill(0);
       s.contributions[c.order] = score;
-      finishCandidate(doc, score, s, split, top, accept);
+      finishCandidate(doc, score, s, split, top, filter);
     }
     s.position[0] = b.count;
     nextBlockIfDone(s, c, 0, end);
@@ -280,7 +264,7 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
  * strongest first and each only while the candidate can still enter (by the bound of the very block that
  * would hold it), then offers it to the top k.
  */
-function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null): void {
   const contributions = s.contributions;
   for (let i = 0; i < split; i++) {
     if (top.full && below(partial + s.rest[i]!, top.threshold)) return;
@@ -296,7 +280,7 @@ function finishCandidate(doc: number, partial: number, s: WindowScratch, split: 
   let score = 0;
   for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
   if (top.full && score < top.threshold) return;
-  if (accept && !accept(doc)) return;
+  if (filter && !filter.accepts(doc)) return;
   top.offer(doc, score);
 }
 
@@ -316,11 +300,11 @@ function nextBlockIfDone(s: WindowScratch, c: ClauseCursor, e: number, end: numb
 }
 
 /**
- * The top k among the given documents (`SearchOptions.among`), in increasing order: each document is
+ * The top k among the given documents (the filter's, when it leads), in increasing order: each document is
  * skipped by its blocks' bounds once the top k is full, and otherwise scored clause by clause, in the
  * query's order, as the oracle sums it.
  */
-function scoreAmong(docs: Uint32Array, cursors: readonly ClauseCursor[], order: number, top: TopK, accept: ((doc: number) => boolean) | undefined): void {
+function scoreAmong(docs: Uint32Array, cursors: readonly ClauseCursor[], order: number, top: TopK, filter: FilterClause): void {
   const contributions = new Float64Array(order);
   for (let d = 0; d < docs.length; d++) {
     const doc = docs[d]!;
@@ -341,7 +325,7 @@ function scoreAmong(docs: Uint32Array, cursors: readonly ClauseCursor[], order: 
     let score = 0;
     for (let i = 0; i < order; i++) score += contributions[i]!;
     if (top.full && score < top.threshold) continue;
-    if (accept && !accept(doc)) continue;
+    if (!filter.accepts(doc)) continue;
     top.offer(doc, score);
   }
 }

@@ -22,7 +22,7 @@ import { oracleSearch } from '../support/search-oracle.js';
  */
 
 function expectSameTopK(storage: MemoryPostingStorage, tenant: string, docs: SearchDocument[], query: TextQuery, k: number, accept?: (doc: number) => boolean) {
-  const got = searchIndex(storage, tenant, query, { k, accept });
+  const got = searchIndex(storage, tenant, query, { k, filter: accept && { matches: accept } });
   const want = oracleSearch(docs, query, k, { accept });
   expect({ query, k, got }).toEqual({ query, k, got: want });
 }
@@ -161,7 +161,7 @@ describe('the pruned top k equals the oracle', () => {
     let asked = 0;
     for (const query of queries(7, 30)) {
       expectSameTopK(storage, 't', docs, query, 10, accept);
-      searchIndex(storage, 't', query, { k: 10, accept: (doc) => (asked++, accept(doc)) });
+      searchIndex(storage, 't', query, { k: 10, filter: { matches: (doc) => (asked++, accept(doc)) } });
     }
     expect(asked).toBeLessThan(30 * 2000);
   });
@@ -177,9 +177,9 @@ describe('the pruned top k equals the oracle', () => {
     let without = 0;
     for (const query of queries(9, 30)) {
       for (const k of [1, 10, 100]) {
-        const got = searchIndex(storage, 't', query, { k, accept: (doc) => (withWindows++, accept(doc)), acceptsAny });
+        const got = searchIndex(storage, 't', query, { k, filter: { matches: (doc) => (withWindows++, accept(doc)), mayMatchIn: acceptsAny } });
         expect({ query, k, got }).toEqual({ query, k, got: oracleSearch(docs, query, k, { accept }) });
-        searchIndex(storage, 't', query, { k, accept: (doc) => (without++, accept(doc)) });
+        searchIndex(storage, 't', query, { k, filter: { matches: (doc) => (without++, accept(doc)) } });
       }
     }
     expect(withWindows).toBeLessThan(without / 2);
@@ -201,12 +201,18 @@ describe('the pruned top k equals the oracle', () => {
     let used = 0;
     for (const query of queries(13, 20)) {
       for (const k of [1, 10, 100]) {
-        for (const accept of [(doc: number) => member.has(doc), (doc: number) => member.has(doc) && other(doc)]) {
-          let asked = 0;
-          const got = searchIndex(storage, 't', query, { k, accept: (doc) => (asked++, accept(doc)), among: (most) => (among.length <= most ? among : null), tail });
+        for (const [exact, accept] of [[true, (doc: number) => member.has(doc)], [false, (doc: number) => member.has(doc) && other(doc)]] as const) {
+          const asked = new Set<number>();
+          let led = false;
+          const list = { atMost: (most: number) => (among.length <= most ? ((led = true), among) : null), all: () => among, exact };
+          const got = searchIndex(storage, 't', query, { k, filter: { matches: (doc) => (asked.add(doc), accept(doc)), list }, tail });
           expect({ query, k, got }).toEqual({ query, k, got: oracleSearch(docs, query, k, { accept }) });
-          // Read at the given documents only: no other document is ever asked about.
-          if (asked <= among.length) used++;
+          if (!led) continue;
+          used++;
+          // Read at the given documents only: no other document is ever asked about, and none at all when
+          // the list is the filter exactly.
+          expect([...asked].every((doc) => member.has(doc))).toBe(true);
+          if (exact) expect(asked.size).toBe(0);
         }
       }
     }
