@@ -59,6 +59,13 @@ export default {
       to: { path: '^local/' },
     },
     {
+      name: 'handlers-not-adapters',
+      comment: "A handler is built from the ports it is given; only its function's index.ts (the AWS entry) wires adapters.",
+      severity: 'error',
+      from: { path: '^functions/[^/]+/handler[.]ts$' },
+      to: { path: '^shared/adapters/' },
+    },
+    {
       name: 'adapters-below-runtimes',
       comment: 'An adapter implements the ports for any runtime: it imports no composition root (functions/, local/, infra/) nor any tool.',
       severity: 'error',

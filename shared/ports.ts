@@ -55,6 +55,17 @@ export interface ForgetJobStatus {
   deleted: number;
 }
 
+/** What the AWS forget worker needs of the record store: the steps of a forget job that answered 202. */
+export interface ForgetJobRunner {
+  /**
+   * Deletes what the job matches, counting as it goes, and marks it done; safe to run again on the same job.
+   * `stop`, asked after each page, ends the step early with an error. Null when the tenant has no such job.
+   */
+  runForgetJob(tenantId: string, jobId: string, options?: { stop?: () => boolean }): Promise<ForgetJobStatus | null>;
+  /** Marks a job failed, with why; the records it hid come back. */
+  failForgetJob(tenantId: string, jobId: string, error: string): Promise<void>;
+}
+
 /** What an import did: records stored, and records skipped because their id exists already. */
 export interface ImportResult {
   imported: number;

@@ -4,10 +4,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import type { DynamoDbRecordStore } from '../../shared/adapters/aws/dynamodb/record-store.js';
+import type { ForgetJobRunner } from '../../shared/ports.js';
 
 export interface ForgetWorkerDeps {
-  records: Pick<DynamoDbRecordStore, 'runForgetJob' | 'failForgetJob'>;
+  records: ForgetJobRunner;
   logger: Logger;
   /** The queue's maxReceiveCount: on that delivery a failure is final, and the job is marked failed. */
   maxReceives: number;
@@ -21,7 +21,7 @@ export const forgetMessageSchema = z.object({ tenant_id: z.string().min(1), job_
 
 /**
  * The forget worker: for each message, deletes what the job matches and marks it done
- * (DynamoDbRecordStore.runForgetJob, which is safe to run again). A failure comes back through SQS; on the
+ * (ForgetJobRunner.runForgetJob, which is safe to run again). A failure comes back through SQS; on the
  * last delivery the job is marked failed before the message goes to the dead-letter queue, whose alarm
  * tells the operator. The records stay hidden while a job runs, and come back if it fails.
  */

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { createSearchSetupHandler } from '../../functions/search-setup/handler.js';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
-import { RECORDS_TEMPLATE_VERSION, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { ensureRecordsIndex, RECORDS_TEMPLATE_VERSION, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { FakeOpenSearch } from '../support/fake-opensearch.js';
 
 const event = (RequestType: 'Create' | 'Update' | 'Delete') => ({ RequestType }) as unknown as CloudFormationCustomResourceEvent;
@@ -17,7 +17,13 @@ describe('the search-setup custom resource', () => {
     aliasExists = false;
     cluster.reply = (r) => (r.method === 'HEAD' ? { status: aliasExists ? 200 : 404, body: {} } : { status: 200, body: { acknowledged: true } });
     const node = await cluster.start();
-    handler = createSearchSetupHandler({ client: openSearchClient({ node, sigv4: false }), alias: 'memory-records', logger: new Logger({ logLevel: 'SILENT' }) });
+    const client = openSearchClient({ node, sigv4: false });
+    handler = createSearchSetupHandler({
+      ensureIndex: (firstIndex) => ensureRecordsIndex(client, 'memory-records', firstIndex),
+      templateVersion: RECORDS_TEMPLATE_VERSION,
+      alias: 'memory-records',
+      logger: new Logger({ logLevel: 'SILENT' }),
+    });
   });
   afterEach(() => cluster.stop());
 

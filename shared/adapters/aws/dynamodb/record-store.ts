@@ -20,6 +20,7 @@ import type {
   CreateRecordResult,
   DeletedRecord,
   ErasedCounts,
+  ForgetJobRunner,
   ForgetJobStatus,
   ForgetOutcome,
   ForgetSelectors,
@@ -52,7 +53,7 @@ interface IdempotencyItem {
  * Put of the key. Either all three happen or none does. The table's stream then carries the record to the
  * search index and the classification queue, so a stored record always reaches both.
  */
-export class DynamoDbRecordStore implements RecordStore {
+export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
   private readonly jobs: ForgetJobs;
 
   constructor(

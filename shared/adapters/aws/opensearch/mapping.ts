@@ -124,6 +124,17 @@ export async function putRecordsIndexTemplate(
   await client.indices.putIndexTemplate({ name, body: recordsIndexTemplate(indexPattern, options) });
 }
 
+/**
+ * Puts the records index template for `<alias>-*`, then creates `firstIndex` with `alias` as its write
+ * alias unless the alias exists already; true when it created the index. Idempotent.
+ */
+export async function ensureRecordsIndex(client: Client, alias: string, firstIndex: string): Promise<boolean> {
+  await putRecordsIndexTemplate(client, { name: alias, indexPattern: `${alias}-*` });
+  const { body: exists } = await client.indices.existsAlias({ name: alias });
+  if (!exists) await client.indices.create({ index: firstIndex, body: { aliases: { [alias]: { is_write_index: true } } } });
+  return !exists;
+}
+
 /** The document to index for a stored record. */
 export function recordDocument(record: StoredRecord): RecordDocument {
   return {
