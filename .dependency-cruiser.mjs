@@ -52,6 +52,13 @@ export default {
       to: { path: PLATFORM_PACKAGES },
     },
     {
+      name: 'search-read-side-not-writer',
+      comment: "The engine's read side never imports its write side: what both need (a document's analysis, a query's clauses) has its own module.",
+      severity: 'error',
+      from: { path: '^shared/search/', pathNot: '^shared/search/writer[.]ts$' },
+      to: { path: '^shared/search/writer[.]ts$' },
+    },
+    {
       name: 'functions-not-local',
       comment: 'A Lambda is wired from shared/ alone; local/ is the local runtime, which plays API Gateway and the loops.',
       severity: 'error',
