@@ -1,6 +1,7 @@
 import type { IdempotencyClaim } from './domain/idempotency.js';
 import type { ListRequest } from './domain/listing.js';
 import type { ParsedQuery } from './domain/query-parse.js';
+import type { RecordPatch } from './domain/schemas.js';
 import type { Classification, RecordReceipt, RecordType, SearchHit, StoredRecord } from './domain/record.js';
 import type { ApiKeyInfo, KeyGrant, Limits, Principal, Tenant, Usage } from './domain/tenant.js';
 
@@ -17,6 +18,21 @@ export interface CreateRecordOptions {
   month: string;
   /** When present, a second write under the same key replays the first instead of storing again. */
   idempotency?: IdempotencyClaim;
+  /**
+   * Records the new one supersedes (ids as the stores keep them, no repeats): each gets `superseded_by` set to
+   * the new id in the same atomic step as the write. One that the tenant does not have (unknown, deleted,
+   * hidden by a forget job), or, with `agentId`, that another agent wrote, is AppError `not_found` naming its
+   * id, and nothing is stored. A replayed write supersedes nothing.
+   */
+  supersedes?: { ids: readonly string[]; agentId: string | null };
+}
+
+/** What a PATCH changes, and under which condition. */
+export interface UpdateRecordOptions {
+  /** When given, the update applies only if the record's version is one of these (If-Match); otherwise AppError `version_conflict`. */
+  ifVersions?: readonly number[] | undefined;
+  /** When the update is made: its `updated_at`. */
+  at: Date;
 }
 
 /** The result of a record write. */
@@ -88,6 +104,15 @@ export interface RecordStore {
   /** Returns the tenant's record with this id, or null. */
   get(tenantId: string, id: string): Promise<StoredRecord | null>;
   /**
+   * Changes the fields the patch names (patchedRecord: one version more, `updated_at` set) in one atomic step,
+   * with its search index entry where the backend holds it (SQLite: in the same transaction, so the old words
+   * stop matching and the new ones match when this returns; DynamoDB: its stream updates the index), and,
+   * when the title or body changed, queues its classification again. Returns the updated record, or null when
+   * the tenant has no record with this id. Throws AppError `version_conflict`, changing nothing, when
+   * `ifVersions` does not hold the record's version.
+   */
+  update(tenantId: string, id: string, patch: RecordPatch, options: UpdateRecordOptions): Promise<StoredRecord | null>;
+  /**
    * Deletes the tenant's record with this id, durably, with what belongs to it on the backend (SQLite: its
    * search index entries and its pending classification job, in the same transaction; DynamoDB: the item,
    * whose stream then takes the document out of the search index). Returns null, and changes nothing, when
@@ -133,6 +158,8 @@ export interface SearchQuery {
   client?: string | null | undefined;
   /** ISO 8601 instant in UTC; keeps records created at or after it. */
   since?: string | undefined;
+  /** True: superseded records too; otherwise only those whose superseded_by is null. */
+  include_superseded?: boolean | undefined;
   limit: number;
 }
 

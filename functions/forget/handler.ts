@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { AppError } from '../../shared/domain/errors.js';
-import { recordIdOf } from '../../shared/domain/record.js';
+import { recordIdOf, recordNotFound } from '../../shared/domain/record.js';
 import { parseForgetInput } from '../../shared/domain/validation.js';
 import { apiFunction } from '../../shared/http/api-route.js';
 import { agentFor, mayRead } from '../../shared/http/access.js';
@@ -9,7 +9,6 @@ import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import { usageMetrics } from '../../shared/http/usage-metrics.js';
 import type { RecordStore } from '../../shared/ports.js';
-import { recordNotFound } from '../read/handler.js';
 
 export interface ForgetHandlerDeps {
   records: Pick<RecordStore, 'get' | 'delete' | 'forget' | 'forgetJob'>;

@@ -1,8 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { CursorSealer } from '../../shared/domain/cursor-sealer.js';
-import { AppError } from '../../shared/domain/errors.js';
 import { encodeCursor, listRequest } from '../../shared/domain/listing.js';
-import { publicRecord, recordIdOf } from '../../shared/domain/record.js';
+import { publicRecord, recordIdOf, recordNotFound } from '../../shared/domain/record.js';
+import { etagOf } from '../../shared/domain/versions.js';
 import { parseListParams } from '../../shared/domain/validation.js';
 import { apiFunction } from '../../shared/http/api-route.js';
 import { agentFor, mayRead } from '../../shared/http/access.js';
@@ -20,9 +20,6 @@ export interface ReadHandlerDeps {
   logger: Logger;
 }
 
-/** The one answer for an id that is unknown, malformed, deleted or another tenant's, so that no id's existence leaks. */
-export const recordNotFound = () => new AppError('not_found', 'No record with this id');
-
 /**
  * `GET /api/v1/record/{id}` (memory_get) and `GET /api/v1/record` (memory_list): the two reads of stored
  * records, in one function because they need the same read-only access and nothing else. Neither counts
@@ -36,7 +33,7 @@ export function createReadHandler({ records, cursors, logger }: ReadHandlerDeps)
       const record = id === null ? null : await records.get(principal.tenantId, id);
       // Another agent's record, to a key bound to an agent, is as unknown as another tenant's.
       if (!record || !mayRead(principal, record)) throw recordNotFound();
-      return jsonResult(200, publicRecord(record));
+      return jsonResult(200, publicRecord(record), { ETag: etagOf(record.version) });
     },
     memory_list: async (event) => {
       const principal = principalOf(event);

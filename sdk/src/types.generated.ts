@@ -32,6 +32,144 @@ export interface RecordInput {
   metadata?: {
     [k: string]: unknown;
   } | null;
+  /**
+   * Optional: the ids of at most 20 records this one replaces (the tenant's, and for a key bound to an agent, that agent's). They get superseded_by set to the new id in the same atomic step, and search and listing leave them out from then on (unless include_superseded=true). An id that names no such record is 404 not_found, and nothing is stored.
+   *
+   * @maxItems 20
+   */
+  supersedes?:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
 }
 /**
  * A search: free text and filters, all optional.
@@ -61,6 +199,10 @@ export interface RecallQuery {
    * How many records to return, 1 to 100; default 20.
    */
   limit?: number;
+  /**
+   * true: superseded records too (those whose superseded_by is set); by default they are left out.
+   */
+  include_superseded?: boolean;
 }
 /**
  * A title and a body to suggest a type for.
@@ -99,6 +241,10 @@ export interface ListQuery {
    * Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).
    */
   until?: string;
+  /**
+   * true: superseded records too (those whose superseded_by is set); by default they are left out.
+   */
+  include_superseded?: boolean;
   /**
    * desc (the default): newest first; asc: oldest first. By created_at, then id.
    */
@@ -186,6 +332,18 @@ export interface SearchHit {
    * null until the background worker has run.
    */
   classification: Classification | null;
+  /**
+   * 1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.
+   */
+  version: number;
+  /**
+   * When the record was last updated; null until its first update.
+   */
+  updated_at: string | null;
+  /**
+   * The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
+   */
+  superseded_by: string | null;
 }
 /**
  * A suggested type; the record's own type never changes.
@@ -226,6 +384,18 @@ export interface Record {
    * null until the background worker has run.
    */
   classification: Classification | null;
+  /**
+   * 1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.
+   */
+  version: number;
+  /**
+   * When the record was last updated; null until its first update.
+   */
+  updated_at: string | null;
+  /**
+   * The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
+   */
+  superseded_by: string | null;
 }
 /**
  * One page of records, in the listing's order.
@@ -397,6 +567,7 @@ export interface ErrorBody {
     | "forbidden"
     | "not_found"
     | "method_not_allowed"
+    | "version_conflict"
     | "payload_too_large"
     | "uri_too_long"
     | "unsupported_media_type"
@@ -433,6 +604,7 @@ export const OPERATIONS = {
   memory_remember: { method: 'POST', path: '/api/v1/record' },
   memory_list: { method: 'GET', path: '/api/v1/record' },
   memory_get: { method: 'GET', path: '/api/v1/record/{id}' },
+  memory_update: { method: 'PATCH', path: '/api/v1/record/{id}' },
   memory_delete: { method: 'DELETE', path: '/api/v1/record/{id}' },
   memory_forget: { method: 'POST', path: '/api/v1/forget' },
   memory_forget_status: { method: 'GET', path: '/api/v1/forget/{job_id}' },

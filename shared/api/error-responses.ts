@@ -27,6 +27,7 @@ const WHEN = {
   forbidden: "the key is valid but may not do this: it lacks the operation's scope; the message names it",
   not_found: 'no operation has this path; or no record (or forget job) of the tenant has this id: unknown, malformed, deleted or another tenant\'s, one answer for all four',
   method_not_allowed: 'the path has an operation, but not for this method; `Allow` lists the methods it has',
+  version_conflict: '`If-Match` names another version than the record has (its `ETag` is `"<version>"`); nothing changed',
   payload_too_large: `the request body is larger than ${LIMITS.requestBytes} bytes (1 MiB); it is refused before it is parsed`,
   uri_too_long: `the URL (path and query string) is longer than ${LIMITS.urlChars} characters (answered by the HTTP layer)`,
   unsupported_media_type: 'the Content-Type is not JSON',

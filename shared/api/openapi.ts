@@ -12,6 +12,7 @@ import {
   recordSchema,
   usageSchema,
   recordInputSchema,
+  recordPatchSchema,
   recordReceiptSchema,
   searchHitSchema,
   searchResultsSchema,
@@ -101,7 +102,7 @@ export function openApiDocument(): JsonObject {
     paths: paths(),
     components: {
       schemas: {
-        ...componentSchemas([recordInputSchema, classifyInputSchema, forgetInputSchema], 'input'),
+        ...componentSchemas([recordInputSchema, recordPatchSchema, classifyInputSchema, forgetInputSchema], 'input'),
         ...componentSchemas(
           [
             recordReceiptSchema,
@@ -128,6 +129,7 @@ export function openApiDocument(): JsonObject {
           schema: { type: 'string' },
         },
         Location: { description: 'The path of the new record: `/api/v1/record/<id>`.', required: true, schema: { type: 'string' } },
+        ETag: { description: "The record's version as an entity tag, `\"<version>\"`: send it as `If-Match` to update only that version.", required: true, schema: { type: 'string' } },
         'Idempotent-Replayed': {
           description: 'Present, as `true`, only when the answer replays an earlier request with the same `Idempotency-Key`.',
           schema: { type: 'string', const: 'true' },

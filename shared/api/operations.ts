@@ -14,6 +14,7 @@ import {
   recallQuerySchema,
   recordInputSchema,
   recordPageSchema,
+  recordPatchSchema,
   recordReceiptSchema,
   recordSchema,
   searchResultsSchema,
@@ -36,7 +37,7 @@ import { headerRef, valueSchema, type JsonObject } from './json-schema.js';
 export type ApiFunction = 'record' | 'read' | 'forget' | 'query' | 'usage' | 'classify';
 
 /** The methods operations are declared with; every GET also answers HEAD (answeredMethods). */
-export type OperationMethod = 'GET' | 'POST' | 'DELETE';
+export type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** A successful answer of an operation, as the OpenAPI document describes it. */
 export interface SuccessResponse {
@@ -84,6 +85,17 @@ const idempotencyKeyHeader = (): JsonObject => ({
   schema: valueSchema(z.string().min(1).max(LIMITS.idempotencyKeyChars).regex(IDEMPOTENCY_KEY_PATTERN)),
 });
 
+/** The optional `If-Match` header of an update, with the rule ifMatchVersions applies. */
+const ifMatchHeader = (): JsonObject => ({
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the update conditional: `"<version>"`, the record\'s `ETag` as `GET` sent it (or a comma-separated list of them). ' +
+    'When the record has another version, the answer is 412 `version_conflict` and nothing changes; `*` or no header updates whatever the version.',
+  schema: { type: 'string' },
+});
+
 /** `POST /v1/classify`, and its alias under /api/v1, which needs an operationId of its own. */
 function classifyOperation(operationId: string, path: string, note: string) {
   return {
@@ -114,7 +126,8 @@ export const OPERATIONS = [
     description:
       'Stores a record and answers at once with its id. The 201 means the record, its place in the search index and ' +
       'its classification job are durable; it counts once against the monthly record quota. Any field not in the ' +
-      'schema is refused, so a misspelt field is never dropped.',
+      'schema is refused, so a misspelt field is never dropped. With `supersedes`, the records it names get `superseded_by` ' +
+      'in the same atomic step; one the caller could not `GET` is 404 `not_found`, naming its id, and nothing is stored.',
     headers: [idempotencyKeyHeader()],
     body: recordInputSchema,
     responses: {
@@ -124,7 +137,7 @@ export const OPERATIONS = [
         schema: recordReceiptSchema,
       },
     },
-    errors: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type', 'body_too_large', 'idempotency_key_reused', 'record_quota_exceeded'],
+    errors: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type', 'body_too_large', 'not_found', 'idempotency_key_reused', 'record_quota_exceeded'],
   },
   {
     operationId: 'memory_list',
@@ -150,8 +163,27 @@ export const OPERATIONS = [
     summary: 'Read a record by id',
     description: "The record, as stored. An id that is unknown, malformed, deleted or another tenant's is 404 alike. Counts against neither quota.",
     pathParameters: { id: 'The record id, as the 201 of the write gave it.' },
-    responses: { 200: { description: 'The record.', headers: requestId(), schema: recordSchema } },
+    responses: { 200: { description: 'The record.', headers: { ETag: headerRef('ETag'), ...requestId() }, schema: recordSchema } },
     errors: [...EVERY_OPERATION, 'not_found'],
+  },
+  {
+    operationId: 'memory_update',
+    method: 'PATCH',
+    path: '/api/v1/record/{id}',
+    scope: 'write',
+    fn: 'record',
+    summary: 'Update a record',
+    description:
+      'Changes the fields the body names (at least one of `title`, `body`, `type`, `client`, `metadata`; `client: null` and ' +
+      '`metadata: null` remove the field) and answers the whole record as `GET` does, one version more, with `updated_at` set. ' +
+      'From this answer on every read returns the new fields: search finds the new words and no longer the old ones. ' +
+      'When `title` or `body` changed, the classifier suggests a type again; the record\'s `type` stays the caller\'s. ' +
+      "A key bound to an agent may update only that agent's records (another's is 404). Counts against the rate limit, not the record quota.",
+    pathParameters: { id: 'The record id.' },
+    headers: [ifMatchHeader()],
+    body: recordPatchSchema,
+    responses: { 200: { description: 'The record as updated.', headers: { ETag: headerRef('ETag'), ...requestId() }, schema: recordSchema } },
+    errors: [...EVERY_OPERATION, ...JSON_BODY, 'missing_field', 'invalid_field', 'invalid_type', 'body_too_large', 'not_found', 'version_conflict'],
   },
   {
     operationId: 'memory_delete',

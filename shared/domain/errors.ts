@@ -1,6 +1,7 @@
 /**
  * The closed set of error codes the service answers with, and the one place that maps them to HTTP status.
- * The table follows ../shared/spec/decisions.md (with version 1.1's `uri_too_long`); docs/api.md documents
+ * The table follows ../shared/spec/decisions.md (with version 1.1's `uri_too_long` and version 1.2's
+ * `version_conflict`); docs/api.md documents
  * the additions: `invalid_request` and `headers_too_large` from the HTTP layer, and the two 503s that
  * bound a search, `overloaded` and `search_timeout`.
  */
@@ -19,6 +20,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  version_conflict: 412,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

@@ -12,6 +12,8 @@ export const LIMITS = {
   metadataDepth: 32,
   /** A record id a caller names (a forget's `ids`, MCP's memory_get, a listing cursor): longer is never one. */
   recordIdChars: 64,
+  /** Records one write may supersede. */
+  supersedesMax: 20,
   idempotencyKeyChars: 255,
   requestBytes: 1024 * 1024,
   /** Characters of a request's URL (path and query string): API Gateway's limit for a regional REST API. */

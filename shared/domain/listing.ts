@@ -14,6 +14,8 @@ export interface RecordFilters {
   since?: string | undefined;
   /** ISO 8601 instant, UTC: keeps records created before it. */
   until?: string | undefined;
+  /** True: superseded records too; absent, only the current ones (superseded_by null). */
+  include_superseded?: true | undefined;
 }
 
 /** A place in a listing's order: a record's `created_at` and `id`. */
@@ -38,8 +40,9 @@ export function positionBefore(a: Position, b: Position): boolean {
 }
 
 /** True when a record passes the filters. */
-export function matchesFilters(record: Position & { agent_id: string; type: RecordType; client: string | null }, f: RecordFilters): boolean {
+export function matchesFilters(record: Position & { agent_id: string; type: RecordType; client: string | null; superseded_by: string | null }, f: RecordFilters): boolean {
   return (
+    (f.include_superseded === true || record.superseded_by === null) &&
     (f.agent_id === undefined || record.agent_id === f.agent_id) &&
     (f.type === undefined || record.type === f.type) &&
     (f.client === undefined || record.client === f.client) &&
@@ -50,13 +53,17 @@ export function matchesFilters(record: Position & { agent_id: string; type: Reco
 
 const FILTER_KEYS = ['agent_id', 'type', 'client', 'since', 'until'] as const;
 
-/** The filters with only the keys that are set, in one fixed order: what a cursor carries and compares. */
-function canonicalFilters(params: { [K in keyof RecordFilters]?: RecordFilters[K] | null }): RecordFilters {
-  const filters: Record<string, string> = {};
+/**
+ * The filters with only the keys that are set, in one fixed order, and `include_superseded` only when true:
+ * what a cursor carries and compares.
+ */
+function canonicalFilters(params: { [K in (typeof FILTER_KEYS)[number]]?: RecordFilters[K] | null } & { include_superseded?: boolean | undefined }): RecordFilters {
+  const filters: Record<string, string | true> = {};
   for (const key of FILTER_KEYS) {
     const value = params[key];
     if (value !== undefined && value !== null) filters[key] = value;
   }
+  if (params.include_superseded === true) filters.include_superseded = true;
   return filters as RecordFilters;
 }
 
@@ -78,6 +85,7 @@ const cursorPayloadSchema = z.strictObject({
     client: z.string().optional(),
     since: instant.optional(),
     until: instant.optional(),
+    include_superseded: z.literal(true).optional(),
   }),
   o: z.enum(['asc', 'desc']),
   p: z.tuple([instant, z.string().max(LIMITS.recordIdChars)]),

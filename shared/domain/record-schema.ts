@@ -40,6 +40,12 @@ export const searchHitSchema = z
     metadata: z.record(z.string(), z.unknown()).nullable(),
     rank: scoreSchema.meta({ description: 'Relevance in 0..1, best first; 0 when there is no q.' }),
     classification: classificationSchema.nullable().meta({ description: 'null until the background worker has run.' }),
+    version: z.number().int().min(1).meta({ description: '1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.' }),
+    updated_at: timestampSchema.nullable().meta({ description: 'When the record was last updated; null until its first update.' }),
+    superseded_by: z
+      .string()
+      .nullable()
+      .meta({ description: 'The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.' }),
   })
   .meta({ id: 'SearchHit', description: 'A stored record and its relevance.' });
 

@@ -12,7 +12,8 @@ import {
   type StoredField,
   type storedRecordSchema,
 } from './record-schema.js';
-import type { recordInputSchema, recordReceiptSchema } from './schemas.js';
+import { PATCH_FIELDS, type RecordPatch, type recordInputSchema, type recordReceiptSchema } from './schemas.js';
+import { AppError } from './errors.js';
 import { utf8Bytes } from './text.js';
 
 export { LIMITS } from './limits.js';
@@ -59,7 +60,25 @@ export function newRecord(tenantId: string, input: RecordInput, at: Date): Store
     created_at: at.toISOString(),
     metadata: input.metadata ?? null,
     classification: null,
+    version: 1,
+    updated_at: null,
+    superseded_by: null,
   };
+}
+
+/**
+ * The record with a PATCH applied: the fields the patch names (a null client or metadata removes it), one
+ * version more, and `updated_at` set. Its classification is kept until the worker suggests one for the new text.
+ */
+export function patchedRecord(record: StoredRecord, patch: RecordPatch, at: Date): StoredRecord {
+  const changed: Partial<StoredRecord> = {};
+  for (const field of PATCH_FIELDS) if (patch[field] !== undefined) Object.assign(changed, { [field]: patch[field] });
+  return { ...record, ...changed, version: record.version + 1, updated_at: at.toISOString() };
+}
+
+/** Whether a PATCH changes the text the classifier reads (title or body), so that it should suggest a type again. */
+export function changesText(record: StoredRecord, patch: RecordPatch): boolean {
+  return (patch.title !== undefined && patch.title !== record.title) || (patch.body !== undefined && patch.body !== record.body);
 }
 
 /** A record as the API answers it (get, list, export): the documented fields in the documented order, without the tenant. */
@@ -71,6 +90,9 @@ export function publicRecord(record: StoredRecord): PublicRecord {
 export function publicHit(hit: SearchHit): PublicSearchHit {
   return pick(hit, SEARCH_HIT_FIELDS);
 }
+
+/** The one answer for an id that is unknown, malformed, deleted or another tenant's, so that no id's existence leaks. */
+export const recordNotFound = () => new AppError('not_found', 'No record with this id');
 
 /** A record id as the service makes them: a UUIDv7 in lowercase hex. */
 const RECORD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

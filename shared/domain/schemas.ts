@@ -85,6 +85,9 @@ const titleDescription =
   'A short statement of what the record says, in plain English, with the words someone would search for. ' +
   `The title is the main search signal: a match in the title weighs ${RANKING.titleWeight} times a match in the body.`;
 
+/** A record id a caller names: a string of at most LIMITS.recordIdChars characters. */
+const namedRecordId = z.string({ error: 'must be an array of record ids (strings)' }).max(LIMITS.recordIdChars, { error: `must be record ids, of at most ${LIMITS.recordIdChars} characters` });
+
 /** Body of `POST /api/v1/record`. Unknown fields are rejected, so a misspelt field is never dropped. */
 export const recordInputSchema = z
   .strictObject({
@@ -98,8 +101,35 @@ export const recordInputSchema = z
         `Optional JSON object kept with the record and returned with it, never searched. At most ${LIMITS.metadataBytes} bytes once serialized ` +
         `and ${LIMITS.metadataDepth} levels deep; numbers are IEEE 754 doubles (send larger integers as strings).`,
     }),
+    supersedes: z
+      .array(namedRecordId, { error: 'must be an array of record ids' })
+      .max(LIMITS.supersedesMax, { error: `must hold at most ${LIMITS.supersedesMax} ids` })
+      .optional()
+      .meta({
+        description:
+          `Optional: the ids of at most ${LIMITS.supersedesMax} records this one replaces (the tenant's, and for a key bound to an agent, that agent's). ` +
+          'They get superseded_by set to the new id in the same atomic step, and search and listing leave them out from then on ' +
+          '(unless include_superseded=true). An id that names no such record is 404 not_found, and nothing is stored.',
+      }),
   })
   .meta({ id: 'RecordInput', description: 'A record to store.' });
+
+/**
+ * Body of `PATCH /api/v1/record/{id}`: any of the fields a write sets but `agent_id` (at least one), with the
+ * write's rules and limits; `client: null` and `metadata: null` remove the field. Any other field is refused.
+ */
+export const recordPatchSchema = z
+  .strictObject({
+    title: recordInputSchema.shape.title.optional(),
+    body: recordInputSchema.shape.body.optional(),
+    type: recordTypeSchema.optional(),
+    client: recordInputSchema.shape.client.meta({ description: 'The customer, project or user the record is about; null removes it.' }),
+    metadata: recordInputSchema.shape.metadata.meta({ description: 'The JSON object kept with the record, replaced whole; null removes it.' }),
+  })
+  .meta({ id: 'RecordPatch', description: 'The fields to change (at least one); those not sent stay as they are.' });
+
+/** The fields a PATCH may change, in the order a missing one is named. */
+export const PATCH_FIELDS = ['title', 'body', 'type', 'client', 'metadata'] as const;
 
 /** Body of `POST /v1/classify`: a title and a body, with the same limits as on write. */
 export const classifyInputSchema = z
@@ -129,6 +159,14 @@ const limitParam = z
   .optional()
   .transform((n) => n ?? LIMITS.searchLimitDefault);
 
+/** A yes-or-no query string parameter: `true` or `false`, absent being false. */
+const flagParam = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .optional()
+  .transform((value) => value === 'true');
+
+const INCLUDE_SUPERSEDED = 'true: superseded records too (those whose superseded_by is set); by default they are left out.';
+
 /** Query string of `GET /api/v1/query`. Parameters the interface does not name are ignored. */
 export const searchParamsSchema = z.object({
   q: z.string().optional().meta({
@@ -141,6 +179,7 @@ export const searchParamsSchema = z.object({
   client: optionalTag(LIMITS.clientChars).meta({ description: 'Only records about this client (exact match).' }),
   limit: limitParam.meta({ description: `How many records to return, ${SEARCH_LIMIT_RANGE}; default ${LIMITS.searchLimitDefault}.` }),
   since: instant().optional().meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
+  include_superseded: flagParam.meta({ description: INCLUDE_SUPERSEDED }),
 });
 
 /**
@@ -161,6 +200,7 @@ export const recallQuerySchema = z
       .max(LIMITS.searchLimitMax)
       .optional()
       .meta({ description: searchParamsSchema.shape.limit.description }),
+    include_superseded: z.boolean().optional().meta({ description: INCLUDE_SUPERSEDED }),
   })
   .meta({ id: 'RecallQuery', description: 'A search: free text and filters, all optional.' });
 
@@ -177,6 +217,7 @@ export const listParamsSchema = z.object({
   client: searchParamsSchema.shape.client,
   since: searchParamsSchema.shape.since,
   until: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).' }),
+  include_superseded: flagParam.meta({ description: INCLUDE_SUPERSEDED }),
   order: z.enum(LIST_ORDERS, { error: 'must be desc or asc' }).optional().meta({ description: 'desc (the default): newest first; asc: oldest first. By created_at, then id.' }),
   limit: limitParam.meta({ description: `Records per page, ${SEARCH_LIMIT_RANGE}; default ${LIMITS.searchLimitDefault}.` }),
   cursor: z.string().optional().meta({
@@ -195,6 +236,7 @@ export const listQuerySchema = z
     client: listParamsSchema.shape.client,
     since: z.string().optional().meta({ description: listParamsSchema.shape.since.description }),
     until: z.string().optional().meta({ description: listParamsSchema.shape.until.description }),
+    include_superseded: z.boolean().optional().meta({ description: INCLUDE_SUPERSEDED }),
     order: listParamsSchema.shape.order,
     limit: z.number().int().min(LIMITS.searchLimitMin).max(LIMITS.searchLimitMax).optional().meta({ description: listParamsSchema.shape.limit.description }),
     cursor: listParamsSchema.shape.cursor,
@@ -215,9 +257,7 @@ export const forgetInputSchema = z
     type: recordTypeSchema.optional().meta({ description: `Only records of this type. ${TYPE_LIST}.` }),
     before: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
     ids: z
-      .array(z.string({ error: 'must be an array of record ids (strings)' }).max(LIMITS.recordIdChars, { error: `must be record ids, of at most ${LIMITS.recordIdChars} characters` }), {
-        error: 'must be an array of record ids',
-      })
+      .array(namedRecordId, { error: 'must be an array of record ids' })
       .min(1, { error: `must hold 1 to ${FORGET_IDS_MAX} ids` })
       .max(FORGET_IDS_MAX, { error: `must hold 1 to ${FORGET_IDS_MAX} ids` })
       .optional()
@@ -235,6 +275,7 @@ export type ListQuery = z.input<typeof listQuerySchema>;
 export type ForgetInput = z.output<typeof forgetInputSchema>;
 export type RecallQuery = z.input<typeof recallQuerySchema>;
 export type ClassifyInput = z.output<typeof classifyInputSchema>;
+export type RecordPatch = z.output<typeof recordPatchSchema>;
 
 // Responses. The handlers build these shapes; the end-to-end tests parse real answers with these schemas
 // (strictly), so the schemas, and everything derived from them, cannot drift from what the service sends.

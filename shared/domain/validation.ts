@@ -7,10 +7,13 @@ import {
   FORGET_SELECTORS,
   forgetInputSchema,
   listParamsSchema,
+  PATCH_FIELDS,
   recordInputSchema,
+  recordPatchSchema,
   searchParamsSchema,
   type ForgetInput,
   type ListParams,
+  type RecordPatch,
   type SearchParams,
 } from './schemas.js';
 import { DATE_FORMS } from './since.js';
@@ -82,6 +85,20 @@ function parserOf<S extends ObjectSchema>(schema: S): (input: unknown) => z.outp
 
 /** Validates the body of a write; throws AppError(missing_field | invalid_field | invalid_type | body_too_large). */
 export const parseRecordInput = parserOf(recordInputSchema);
+
+const parsePatchFields = parserOf(recordPatchSchema);
+
+/**
+ * Validates the body of a PATCH; throws AppError(missing_field) when it names no field to change, and
+ * invalid_field for any other field (agent_id included: a record's agent never changes).
+ */
+export function parseRecordPatch(input: unknown): RecordPatch {
+  const patch = parsePatchFields(input);
+  if (PATCH_FIELDS.every((field) => patch[field] === undefined)) {
+    throw new AppError('missing_field', `at least one of ${PATCH_FIELDS.join(', ')} is required`);
+  }
+  return patch;
+}
 
 /** Validates the body of a classify request. */
 export const parseClassifyInput = parserOf(classifyInputSchema);

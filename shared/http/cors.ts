@@ -9,13 +9,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 export const CONSOLE_ORIGIN_STAGE_VARIABLE = 'consoleOrigin';
 
 /** The request headers the console sends, which a preflight must allow. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'] as const;
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'] as const;
 
 /**
  * The response headers the console may read besides the CORS-safelisted ones: where a record was stored,
  * how long to wait after a 429, whether a write was replayed, and the request id to quote.
  */
-export const CORS_EXPOSED_HEADERS = ['Location', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id', 'x-amzn-RequestId'] as const;
+export const CORS_EXPOSED_HEADERS = ['Location', 'ETag', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id', 'x-amzn-RequestId'] as const;
 
 /** The CORS headers of an answer to the console's origin: the same on every answer, errors included. */
 export function corsHeaders(origin: string): Record<string, string> {

@@ -26,6 +26,23 @@ class RecordInput(_RecordInputRequired, total=False):
     client: Optional[str]
     #: Optional JSON object kept with the record and returned with it, never searched. At most 16384 bytes once serialized and 32 levels deep; numbers are IEEE 754 doubles (send larger integers as strings).
     metadata: Optional[Dict[str, Any]]
+    #: Optional: the ids of at most 20 records this one replaces (the tenant's, and for a key bound to an agent, that agent's). They get superseded_by set to the new id in the same atomic step, and search and listing leave them out from then on (unless include_superseded=true). An id that names no such record is 404 not_found, and nothing is stored.
+    supersedes: List[str]
+
+
+class RecordPatch(TypedDict, total=False):
+    """The fields to change (at least one); those not sent stay as they are."""
+
+    #: A short statement of what the record says, in plain English, with the words someone would search for. The title is the main search signal: a match in the title weighs 4 times a match in the body. At most 2048 characters.
+    title: str
+    #: The details: context, reasons, names, numbers. Searched too. At most 65536 bytes in UTF-8.
+    body: str
+    #: The kind of record. fact: what is true about the user, their setup or their world: preferences and context ("The user prefers dark mode"); decision: a choice that was made, ideally with its reason ("We chose PostgreSQL over MongoDB for billing"); exchange: a conversation turn: what was asked or said, and what was answered; deliverable: something produced and handed over: a report, a draft, code, a plan; open_item: a follow-up still to do: pending, blocked or promised ("Send Acme the revised quote by Friday"); signal: a behavioural indicator: a pattern in what someone does or feels, and what it may mean.
+    type: RecordType
+    #: The customer, project or user the record is about; null removes it.
+    client: Optional[str]
+    #: The JSON object kept with the record, replaced whole; null removes it.
+    metadata: Optional[Dict[str, Any]]
 
 
 class ClassifyInput(TypedDict):
@@ -93,6 +110,12 @@ class SearchHit(TypedDict):
     rank: float
     #: null until the background worker has run.
     classification: Optional[Classification]
+    #: 1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.
+    version: int
+    #: When the record was last updated; null until its first update.
+    updated_at: Optional[str]
+    #: The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
+    superseded_by: Any
 
 
 SearchResults = List[SearchHit]
@@ -112,6 +135,12 @@ class Record(TypedDict):
     metadata: Optional[Dict[str, Any]]
     #: null until the background worker has run.
     classification: Optional[Classification]
+    #: 1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.
+    version: int
+    #: When the record was last updated; null until its first update.
+    updated_at: Optional[str]
+    #: The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
+    superseded_by: Any
 
 
 class RecordPage(TypedDict):
@@ -238,7 +267,7 @@ class Suggestion(TypedDict):
 
 
 class _ErrorBodyRequired(TypedDict):
-    error: Literal["invalid_json", "missing_field", "invalid_field", "invalid_type", "body_too_large", "invalid_limit", "invalid_since", "invalid_until", "invalid_cursor", "invalid_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "payload_too_large", "uri_too_long", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "query_quota_exceeded", "headers_too_large", "internal_error", "overloaded", "search_timeout", "record_quota_exceeded"]
+    error: Literal["invalid_json", "missing_field", "invalid_field", "invalid_type", "body_too_large", "invalid_limit", "invalid_since", "invalid_until", "invalid_cursor", "invalid_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "version_conflict", "payload_too_large", "uri_too_long", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "query_quota_exceeded", "headers_too_large", "internal_error", "overloaded", "search_timeout", "record_quota_exceeded"]
     message: str
 
 
@@ -255,6 +284,7 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "memory_remember": ("POST", "/api/v1/record"),
     "memory_list": ("GET", "/api/v1/record"),
     "memory_get": ("GET", "/api/v1/record/{id}"),
+    "memory_update": ("PATCH", "/api/v1/record/{id}"),
     "memory_delete": ("DELETE", "/api/v1/record/{id}"),
     "memory_forget": ("POST", "/api/v1/forget"),
     "memory_forget_status": ("GET", "/api/v1/forget/{job_id}"),
