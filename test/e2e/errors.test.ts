@@ -611,11 +611,10 @@ describe('500 internal_error', () => {
     logger.error = ((...args: unknown[]) => {
       logged.push(args);
     }) as typeof logger.error;
-    const failing: Pick<RecordStore, 'create'> = {
-      create: async () => {
-        throw new Error('boom secret');
-      },
+    const boom = async (): Promise<never> => {
+      throw new Error('boom secret');
     };
+    const failing: Pick<RecordStore, 'create' | 'get' | 'update'> = { create: boom, get: boom, update: boom };
     server = createGatewayServer({
       routes: [{ method: 'POST', path: '/api/v1/record', name: 'record', handler: createRecordHandler({ records: failing, logger }) }],
       authorizer: createAuthorizerHandler({ keys: adapters.keys, logger }),

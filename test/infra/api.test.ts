@@ -123,7 +123,7 @@ describe('MemoryApi routes', () => {
 
   test.each([
     ['/api/v1/record', 'POST, GET, HEAD'],
-    ['/api/v1/record/{id}', 'GET, HEAD, DELETE'],
+    ['/api/v1/record/{id}', 'GET, HEAD, PATCH, DELETE'],
     ['/api/v1/forget', 'POST'],
     ['/api/v1/forget/{job_id}', 'GET, HEAD'],
     ['/api/v1/query', 'GET, HEAD'],

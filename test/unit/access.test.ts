@@ -24,7 +24,7 @@ describe('access', () => {
     expect(() => scopeOf('PATCH', '/api/v1/record')).toThrow(/no operation is declared/);
   });
 
-  test("each operation needs the scope decisions.md gives it: read to search, get, list, see usage and classify; write to create; delete to delete and forget", () => {
+  test("each operation needs the scope decisions.md gives it: read to search, get, list, see usage and classify; write to create and update; delete to delete and forget", () => {
     const decided: Record<string, 'read' | 'write' | 'delete'> = {
       memory_recall: 'read',
       memory_get: 'read',
@@ -33,6 +33,7 @@ describe('access', () => {
       memory_classify: 'read',
       memory_classify_alias: 'read',
       memory_remember: 'write',
+      memory_update: 'write',
       memory_delete: 'delete',
       memory_forget: 'delete',
       memory_forget_status: 'delete',

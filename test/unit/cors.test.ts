@@ -12,7 +12,7 @@ const ORIGIN = 'https://d111111abcdef8.cloudfront.net';
 const CORS = {
   'Access-Control-Allow-Origin': ORIGIN,
   Vary: 'Origin',
-  'Access-Control-Expose-Headers': 'Location, Retry-After, Idempotent-Replayed, X-Request-Id, x-amzn-RequestId',
+  'Access-Control-Expose-Headers': 'Location, ETag, Retry-After, Idempotent-Replayed, X-Request-Id, x-amzn-RequestId',
 };
 
 /** A proxy event of `POST /api/v1/record` as API Gateway passes it, from a key with these scopes. */
@@ -35,12 +35,11 @@ function event(stageVariables: Record<string, string> | null, scopes = 'read,wri
 
 /** The route chain every function uses, with a handler that answers `answer` or throws it. */
 function route(answer: APIGatewayProxyResult | Error) {
-  const handler = apiFunction(logger, 'record', {
-    memory_remember: async () => {
-      if (answer instanceof Error) throw answer;
-      return answer;
-    },
-  });
+  const answerOrThrow = async () => {
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+  const handler = apiFunction(logger, 'record', { memory_remember: answerOrThrow, memory_update: answerOrThrow });
   return (e: APIGatewayProxyEvent) => handler(e, lambdaContext('record'));
 }
 

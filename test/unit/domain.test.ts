@@ -191,7 +191,7 @@ describe('records', () => {
   });
 
   test('the fields a stored record always has are the ones its schema does not let be null', () => {
-    expect(REQUIRED_FIELDS).toEqual(['id', 'tenant_id', 'agent_id', 'type', 'title', 'body', 'created_at']);
+    expect(REQUIRED_FIELDS).toEqual(['id', 'tenant_id', 'agent_id', 'type', 'title', 'body', 'created_at', 'version']);
   });
 
   test('sizes count UTF-8 bytes and code points', () => {

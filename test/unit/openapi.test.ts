@@ -24,6 +24,7 @@ const OPERATIONS = [
   ['post', '/api/v1/record', 'memory_remember'],
   ['get', '/api/v1/record', 'memory_list'],
   ['get', '/api/v1/record/{id}', 'memory_get'],
+  ['patch', '/api/v1/record/{id}', 'memory_update'],
   ['delete', '/api/v1/record/{id}', 'memory_delete'],
   ['post', '/api/v1/forget', 'memory_forget'],
   ['get', '/api/v1/forget/{job_id}', 'memory_forget_status'],
@@ -85,7 +86,7 @@ describe('docs/openapi.json', () => {
     ]);
   });
 
-  test('has exactly the operations of the interface and of version 1.1, and the alias, each under its operationId', () => {
+  test('has exactly the operations of the interface and of versions 1.1 and 1.2, and the alias, each under its operationId', () => {
     const found = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => [method, path, op.operationId]));
     expect(found).toEqual(OPERATIONS.map((o) => [...o]));
   });
@@ -110,11 +111,18 @@ describe('docs/openapi.json', () => {
     expect(input.properties.type.enum).toEqual(['fact', 'decision', 'exchange', 'deliverable', 'open_item', 'signal']);
 
     const params = Object.fromEntries(doc.paths['/api/v1/query'].get.parameters.map((p: any) => [p.name, p]));
-    expect(Object.keys(params)).toEqual(['q', 'agent_id', 'type', 'client', 'since', 'limit']);
+    expect(Object.keys(params)).toEqual(['q', 'agent_id', 'type', 'client', 'since', 'limit', 'include_superseded']);
     for (const p of Object.values<any>(params)) expect({ in: p.in, required: p.required }).toEqual({ in: 'query', required: false });
     expect(params.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: LIMITS.searchLimitMax, default: LIMITS.searchLimitDefault });
     expect(params.agent_id.schema).toEqual({ type: 'string', maxLength: LIMITS.agentIdChars });
     expect(params.client.schema).toEqual({ type: 'string', maxLength: LIMITS.clientChars });
+    expect(params.include_superseded.schema).toEqual({ type: 'boolean' });
+    expect(input.properties.supersedes).toMatchObject({ type: 'array', maxItems: 20, items: { type: 'string' } });
+
+    const patch = doc.components.schemas.RecordPatch;
+    expect(Object.keys(patch.properties)).toEqual(['title', 'body', 'type', 'client', 'metadata']);
+    expect(patch.required).toBeUndefined();
+    expect(patch.additionalProperties).toBe(false);
   });
 
   test("the Idempotency-Key header's schema accepts and refuses what the service does", () => {
@@ -164,7 +172,11 @@ describe('docs/openapi.json', () => {
 
   test('each operation answers what decisions.md lists for it', () => {
     const statuses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses);
-    expect(statuses('post', '/api/v1/record')).toEqual(['201', '400', '401', '403', '413', '414', '415', '422', '429', '431', '500', '507']);
+    expect(statuses('post', '/api/v1/record')).toEqual(['201', '400', '401', '403', '404', '413', '414', '415', '422', '429', '431', '500', '507']);
+    expect(statuses('patch', '/api/v1/record/{id}')).toEqual(['200', '400', '401', '403', '404', '412', '413', '414', '415', '429', '431', '500']);
+    expect(codesListed(doc.paths['/api/v1/record/{id}'].patch.responses['412'].description)).toEqual(['version_conflict']);
+    expect(Object.keys(doc.paths['/api/v1/record/{id}'].get.responses['200'].headers)).toEqual(['ETag', 'X-Request-Id']);
+    expect(doc.paths['/api/v1/record/{id}'].patch.parameters.map((p: any) => [p.name, p.in])).toEqual([['id', 'path'], ['If-Match', 'header']]);
     expect(statuses('get', '/api/v1/query')).toEqual(['200', '400', '401', '403', '414', '429', '431', '500', '503']);
     for (const path of ['/v1/classify', '/api/v1/classify']) expect(statuses('post', path)).toEqual(['200', '400', '401', '403', '413', '414', '415', '429', '431', '500']);
     expect(codesListed(doc.paths['/api/v1/query'].get.responses['429'].description)).toEqual(['rate_limited', 'query_quota_exceeded']);

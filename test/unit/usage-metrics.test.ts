@@ -48,7 +48,10 @@ async function emitted(run: () => Promise<unknown>): Promise<Record<string, any>
     .map((l) => JSON.parse(l));
 }
 
-const records = (create: RecordStore['create']): Pick<RecordStore, 'create'> => ({ create });
+const unused = async (): Promise<never> => {
+  throw new Error('not used by this test');
+};
+const records = (create: RecordStore['create']): Pick<RecordStore, 'create' | 'get' | 'update'> => ({ create, get: unused, update: unused });
 
 describe('per-tenant usage metrics in embedded metric format', () => {
   const metrics = () => new Metrics({ namespace: 'AgentMemory', serviceName: 'memory' });

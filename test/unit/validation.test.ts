@@ -159,7 +159,9 @@ describe('search params', () => {
   test('since and type are validated, unknown params ignored', () => {
     expect(codeOf(() => parseSearchParams({ since: 'soon' }))).toBe('invalid_since');
     expect(codeOf(() => parseSearchParams({ type: 'note' }))).toBe('invalid_type');
-    expect(parseSearchParams({ since: '2026-01-01', other: 'x' })).toEqual({ since: '2026-01-01T00:00:00.000Z', limit: 20 });
+    expect(parseSearchParams({ since: '2026-01-01', other: 'x' })).toEqual({ since: '2026-01-01T00:00:00.000Z', limit: 20, include_superseded: false });
+    expect(parseSearchParams({ include_superseded: 'true' }).include_superseded).toBe(true);
+    expect(codeOf(() => parseSearchParams({ include_superseded: 'yes' }))).toBe('invalid_field');
   });
 });
 
