@@ -100,7 +100,8 @@ const MONTH = quotaMonth(new Date());
 /**
  * Writes records the way the service does (create, then the classifier's setClassification), in an order
  * that is not their creation order, with twins in one millisecond, and every kind of field: metadata deep
- * and unicode, client or none, classification or none. One is deleted again. Returns the records as stored.
+ * and unicode, client or none, classification or none, updated once or twice (so with a version and an
+ * updated_at) or never, superseded or current. One is deleted again. Returns the records as stored.
  */
 async function seed(records: RecordStore, tenantId: string, count: number, label = 'r'): Promise<StoredRecord[]> {
   const written: StoredRecord[] = [];
@@ -119,14 +120,25 @@ async function seed(records: RecordStore, tenantId: string, count: number, label
       metadata: i % 4 === 3 ? null : { n: i, nested: { list: [1, 2.5, -0.125, 'ü', null, true], empty: {} }, 'key with space': 'x' },
       created_at: new Date(ms).toISOString(),
       classification: null,
+      version: 1,
+      updated_at: null,
+      superseded_by: null,
     };
-    await records.create(tenantId, record, { recordQuota: 1_000_000, month: MONTH });
+    // Every fifth record supersedes the one written two before it (never the one deleted below).
+    const supersedes = i % 5 === 4 ? { supersedes: { ids: [written[i - 2]!.id], agentId: null } } : {};
+    await records.create(tenantId, record, { recordQuota: 1_000_000, month: MONTH, ...supersedes });
+    for (let u = 0; u < i % 3; u++) {
+      const patch = u === 0 ? { title: `${label} ${i}, updated: ça 😀`, client: null } : { metadata: { updated: u, list: [null, 'ü'] } };
+      expect(await records.update(tenantId, id, patch, { at: new Date(ms + 2 + u) })).toMatchObject({ version: 2 + u });
+    }
     if (i % 3 !== 2) {
       const classification = { type: RECORD_TYPES[(i + 1) % 6]!, confidence: 0.731, model: 'linear-v3', classified_at: new Date(ms + 5).toISOString() };
       expect(await records.setClassification(tenantId, id, classification)).toBe(true);
     }
     written.push((await records.get(tenantId, id))!);
   }
+  // Read again: a record superseded after it was read has changed since.
+  for (const [k, record] of written.entries()) written[k] = (await records.get(tenantId, record.id))!;
   const gone = written.splice(1, 1)[0]!;
   expect(await records.delete(tenantId, gone.id)).not.toBeNull();
   return written;
@@ -137,7 +149,7 @@ async function all(records: RecordStore, tenantId: string): Promise<StoredRecord
   const found: StoredRecord[] = [];
   for (;;) {
     const last = found[found.length - 1];
-    const page = await records.list(tenantId, { filters: {}, order: 'asc', limit: 100, after: last && { created_at: last.created_at, id: last.id } });
+    const page = await records.list(tenantId, { filters: { include_superseded: true }, order: 'asc', limit: 100, after: last && { created_at: last.created_at, id: last.id } });
     if (page.length === 0) return found;
     found.push(...page);
   }
@@ -178,6 +190,9 @@ function dataCommands(backend: () => Backend) {
     const { run, stores, elsewhere, idsAcrossTenants } = backend();
     const source = await createTenantWithKey(stores.keys, 'export-source', ROOMY);
     const originals = (await seed(stores.records, source.tenant_id, 24)).sort(byPosition);
+    // Not vacuous: updated records, superseded records, and records that are both.
+    expect(originals.filter((r) => r.superseded_by !== null && r.version > 1 && r.updated_at !== null).length).toBeGreaterThan(0);
+    expect(originals.filter((r) => r.superseded_by === null && r.version === 1).length).toBeGreaterThan(0);
 
     const exported = await run(['export', '--tenant', source.tenant_id]);
     expect(exported.code).toBe(0);

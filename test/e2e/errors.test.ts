@@ -414,8 +414,8 @@ describe('404 not_found and 405 method_not_allowed', () => {
   test.each([
     ['PUT', '/api/v1/record', 'POST, GET, HEAD'],
     ['DELETE', '/api/v1/record', 'POST, GET, HEAD'],
-    ['POST', '/api/v1/record/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD, DELETE'],
-    ['PUT', '/api/v1/record/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD, DELETE'],
+    ['POST', '/api/v1/record/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD, PATCH, DELETE'],
+    ['PUT', '/api/v1/record/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD, PATCH, DELETE'],
     ['GET', '/api/v1/forget', 'POST'],
     ['DELETE', '/api/v1/forget/0190b6a4-6c1e-7000-8000-000000000000', 'GET, HEAD'],
     ['POST', '/api/v1/query', 'GET, HEAD'],
@@ -522,6 +522,24 @@ describe('422 idempotency_key_reused, and replays', () => {
     expect(usage).toEqual([expect.objectContaining({ tenant_id: tenant.tenant_id, records: 1 })]);
     const found = await query('?q=idempotent', { key: tenant.api_key });
     expect(found.body.map((r: { id: string }) => r.id)).toEqual([first.body.id]);
+  });
+});
+
+describe('412 version_conflict', () => {
+  test('an update whose If-Match names another version than the record has; nothing changes', async () => {
+    const created = await write(aRecord({ title: 'Version one' }));
+    expectCreated(created);
+    const path = `/api/v1/record/${created.body.id}`;
+    expectError(await send('PATCH', path, { json: { title: 'Never stored' }, headers: { 'if-match': '"2"' } }), 412, 'version_conflict');
+    const read = await send('GET', path);
+    expect({ title: read.body.title, version: read.body.version, etag: read.headers.get('etag') }).toEqual({ title: 'Version one', version: 1, etag: '"1"' });
+  });
+
+  test('an update with a body that is not JSON is 415 or 400, as a write is', async () => {
+    const created = await write(aRecord());
+    const path = `/api/v1/record/${created.body.id}`;
+    expectError(await send('PATCH', path, { raw: '{"title":"t"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectError(await send('PATCH', path, { raw: '{"title":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
   });
 });
 

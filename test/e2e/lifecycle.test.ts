@@ -57,8 +57,12 @@ describe('records by id', () => {
       metadata,
       // The background worker may have classified it already.
       classification: r.body.classification === null ? null : expect.objectContaining({ type: expect.any(String), model: expect.any(String) }),
+      version: 1,
+      updated_at: null,
+      superseded_by: null,
     });
-    expect(Object.keys(r.body)).toEqual(['id', 'agent_id', 'type', 'title', 'body', 'client', 'created_at', 'metadata', 'classification']);
+    expect(Object.keys(r.body)).toEqual(['id', 'agent_id', 'type', 'title', 'body', 'client', 'created_at', 'metadata', 'classification', 'version', 'updated_at', 'superseded_by']);
+    expect(r.headers.get('etag')).toBe('"1"');
     expect((await api.request('GET', `/api/v1/record/${w.id.toUpperCase()}`)).body.id).toBe(w.id);
   });
 

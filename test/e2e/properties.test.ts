@@ -3,6 +3,8 @@
  * SQLite and again in the AWS-shaped mode), with generated input a hostile client could send:
  * - any body, any query string: never a 5xx, always JSON of the documented shape, always within the bound;
  * - any record that is accepted reads back equal, field by field, through listing and through search;
+ * - so does any record after any updates, and any record superseded by another (with its version,
+ *   updated_at and superseded_by), through get, listing and search, with and without include_superseded;
  * - no search by one tenant returns another tenant's record, whatever its text and filters.
  *
  * `npm test` runs a fixed seed and a bounded number of runs. `npm run test:properties` runs 20 times as many
@@ -63,6 +65,18 @@ const plausibleRecord = fc.record(
     metadata: fc.option(fc.dictionary(storableText(0, 8), fc.jsonValue({ stringUnit: storableChar, maxDepth: 6 }), { maxKeys: 5 }), { nil: null }),
   },
   { requiredKeys: ['agent_id', 'type', 'title', 'body'] },
+);
+
+/** An update a careless client might send: any of the fields a PATCH takes (none at all, now and then), with storable text. */
+const plausiblePatch = fc.record(
+  {
+    title: storableText(1, 40),
+    body: storableText(1, 120),
+    type: fc.constantFrom(...RECORD_TYPES),
+    client: fc.option(storableText(0, 12), { nil: null }),
+    metadata: fc.option(fc.dictionary(storableText(0, 8), fc.jsonValue({ stringUnit: storableChar, maxDepth: 4 }), { maxKeys: 4 }), { nil: null }),
+  },
+  { requiredKeys: [] },
 );
 
 /** JSON nested from a few levels to far past any limit, in objects, arrays or both. */
@@ -152,6 +166,17 @@ describe('properties of the request path', () => {
     );
   });
 
+  test('any body to an update: never a 5xx, JSON of the documented shape, within the bound', async () => {
+    const id = (await call('POST', '/api/v1/record', svc.tenant.api_key, Buffer.from(JSON.stringify({ agent_id: 'patched', type: 'fact', title: 't', body: 'b' })))).body.id;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(anyBody, plausiblePatch.map((p) => JSON.stringify(p))), async (body) => {
+        const answer = await call('PATCH', `/api/v1/record/${id}`, svc.tenant.api_key, Buffer.from(body));
+        expect([200, 400, 413, 415].includes(answer.status)).toBe(true);
+      }),
+      runs(60),
+    );
+  });
+
   test('any query string to a search: never a 5xx, JSON of the documented shape, within the bound', async () => {
     await fc.assert(
       fc.asyncProperty(anyQueryString, async (query) => {
@@ -195,6 +220,76 @@ describe('properties of the request path', () => {
     );
     // Not vacuous: most generated records are valid (a body can be blank), so most were stored and read back.
     expect(accepted).toBeGreaterThan(generated * 0.8);
+  });
+
+  test('every record reads back equal after any updates and supersedes: by id, through listing and through search', async () => {
+    let batch = 0;
+    let updated = 0;
+    let superseded = 0;
+    const withVersion = (r: Record<string, unknown>) => ({ ...fields(r), version: r.version, updated_at: r.updated_at, superseded_by: r.superseded_by });
+    const step = fc.record({ target: fc.nat(), patch: plausiblePatch });
+    await fc.assert(
+      fc.asyncProperty(fc.array(plausibleRecord, { minLength: 1, maxLength: 3 }), fc.array(step, { maxLength: 5 }), fc.option(fc.tuple(plausibleRecord, fc.array(fc.nat(), { maxLength: 3 }))), async (records, steps, superseding) => {
+        const agent = `updated-${SEED}-${batch++}`;
+        // What each stored record must read back as, kept by the test from what it sent and was answered.
+        const model = new Map<string, Record<string, unknown>>();
+        const tags = new Map<string, string>();
+        const store = async (record: Record<string, unknown>, tag: string, extra: Record<string, unknown> = {}) => {
+          const sent = { ...record, agent_id: agent, title: `${tag} ${record.title as string}`, ...extra };
+          const answer = await call('POST', '/api/v1/record', svc.tenant.api_key, Buffer.from(JSON.stringify(sent)));
+          if (answer.status !== 201) return expect(answer.status).toBe(400);
+          model.set(answer.body.id, { ...fields(sent), version: 1, updated_at: null, superseded_by: null });
+          tags.set(answer.body.id, tag);
+        };
+        for (const [i, record] of records.entries()) await store(record, `up${batch}x${i}w${SEED}`);
+        const ids = [...model.keys()];
+        for (const { target, patch } of ids.length > 0 ? steps : []) {
+          const id = ids[target % ids.length]!;
+          const sent = patch.title === undefined ? patch : { ...patch, title: `${tags.get(id)} ${patch.title}` };
+          const answer = await call('PATCH', `/api/v1/record/${id}`, svc.tenant.api_key, Buffer.from(JSON.stringify(sent)));
+          if (answer.status !== 200) {
+            expect({ status: answer.status, error: answer.body.error }).toEqual({ status: 400, error: expect.stringMatching(/^(missing_field|invalid_field)$/) });
+            continue;
+          }
+          const before = model.get(id)!;
+          const after = { ...before, ...sent, version: (before.version as number) + 1, updated_at: answer.body.updated_at };
+          expect(withVersion(answer.body)).toEqual(after);
+          model.set(id, after);
+          updated++;
+        }
+        if (superseding && ids.length > 0) {
+          const [record, picks] = superseding;
+          const named = [...new Set(picks.map((k) => ids[k % ids.length]!))];
+          const newTag = `up${batch}xsw${SEED}`;
+          await store(record, newTag, { supersedes: named });
+          const newId = [...tags].find(([, tag]) => tag === newTag)?.[0];
+          for (const id of newId === undefined ? [] : named) {
+            model.set(id, { ...model.get(id)!, superseded_by: newId });
+            superseded++;
+          }
+        }
+        const byId = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : 1);
+        const expected = (current: boolean) =>
+          [...model].filter(([, r]) => !current || r.superseded_by === null).sort(byId);
+        for (const [id, want] of model) expect([id, withVersion((await call('GET', `/api/v1/record/${id}`, svc.tenant.api_key)).body)]).toEqual([id, want]);
+        for (const include of [false, true]) {
+          const flag = include ? '&include_superseded=true' : '';
+          const page = await call('GET', `/api/v1/record?agent_id=${encodeURIComponent(agent)}&limit=100${flag}`, svc.tenant.api_key);
+          expect(page.body.records.map((r: Record<string, unknown>) => [r.id, withVersion(r)]).sort(byId)).toEqual(expected(!include));
+          const listed = await search(svc.tenant.api_key, `agent_id=${encodeURIComponent(agent)}&limit=100${flag}`);
+          expect(listed.body.map((hit: Record<string, unknown>) => [hit.id, withVersion(hit)]).sort(byId)).toEqual(expected(!include));
+          for (const [id, want] of model) {
+            const found = await search(svc.tenant.api_key, `q=${tags.get(id)!}${flag}`);
+            const shown = include || want.superseded_by === null;
+            expect(found.body.map((hit: Record<string, unknown>) => [hit.id, withVersion(hit)])).toEqual(shown ? [[id, want]] : []);
+          }
+        }
+      }),
+      runs(12),
+    );
+    // Not vacuous: updates and supersedes happened.
+    expect(updated).toBeGreaterThan(5);
+    expect(superseded).toBeGreaterThan(2);
   });
 
   test("no search by one tenant ever returns another tenant's record", async () => {

@@ -57,13 +57,20 @@ function expectUnauthorized(r: Reply): void {
 }
 
 interface RouteUnderTest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path, or how to make one for the tenant of a key (a record of that tenant to read or delete). */
   path: string | ((apiKey: string) => Promise<string>);
   /** The status a valid request answers. */
   okStatus: number;
-  /** A valid request body, for POST routes. */
+  /** A valid request body, for POST and PATCH routes. */
   body?: unknown;
+  /** Or how to make one for the tenant of a key (a write that supersedes a record of that tenant). */
+  bodyFor?: (apiKey: string) => Promise<unknown>;
+}
+
+/** A write that supersedes a new record of the key's tenant. */
+async function supersedingWrite(apiKey: string): Promise<unknown> {
+  return aRecord({ title: 'The newer record', supersedes: [(await recordOf(apiKey)).split('/').pop()] });
 }
 
 /** The checks every route must pass: no key, wrong keys and a revoked key are refused; other keys still work. */
@@ -71,8 +78,8 @@ function runCommonRouteTests(route: RouteUnderTest): void {
   const pathFor = async (apiKey: string) => (typeof route.path === 'string' ? route.path : route.path(apiKey));
   // A refused key is asked about a path that would answer for the tenant of `owner`'s key.
   const call = async (authorization: string | null, owner = svc.tenant.api_key) =>
-    send(route.method, await pathFor(owner), authorization, route.body);
-  const name = typeof route.path === 'string' ? route.path : route.path.name;
+    send(route.method, await pathFor(owner), authorization, route.bodyFor ? await route.bodyFor(owner) : route.body);
+  const name = (typeof route.path === 'string' ? route.path : route.path.name) + (route.bodyFor ? ` (${route.bodyFor.name})` : '');
 
   describe(`${route.method} ${name}`, () => {
     test(`a valid key answers ${route.okStatus}`, async () => {
@@ -124,6 +131,8 @@ describe('every route authenticates', () => {
   runCommonRouteTests({ method: 'GET', path: '/api/v1/record?agent_id=agent-1&order=asc&limit=5', okStatus: 200 });
   runCommonRouteTests({ method: 'GET', path: recordOf, okStatus: 200 });
   runCommonRouteTests({ method: 'DELETE', path: recordOf, okStatus: 200 });
+  runCommonRouteTests({ method: 'PATCH', path: recordOf, okStatus: 200, body: { title: 'The user now prefers light mode' } });
+  runCommonRouteTests({ method: 'POST', path: '/api/v1/record', okStatus: 201, bodyFor: supersedingWrite });
   runCommonRouteTests({ method: 'POST', path: '/api/v1/forget', okStatus: 200, body: { agent_id: 'nobody-at-all', dry_run: true } });
   runCommonRouteTests({ method: 'GET', path: '/api/v1/usage', okStatus: 200 });
   runCommonRouteTests({ method: 'POST', path: '/v1/classify', okStatus: 200, body: { title: 'We chose SQLite', body: 'Decided today.' } });
@@ -298,8 +307,10 @@ describe('tenant isolation', () => {
 
 describe('scopes: a key may do what its scopes allow, and gets 403 forbidden naming the scope it lacks', () => {
   /** Every operation, with a request that its scope lets through (the path made for the key's tenant). */
-  const operations: { method: 'GET' | 'POST' | 'DELETE'; path: (apiKey: string) => Promise<string>; body?: unknown; scope: Scope }[] = [
+  const operations: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: (apiKey: string) => Promise<string>; body?: unknown; bodyFor?: (apiKey: string) => Promise<unknown>; scope: Scope }[] = [
     { method: 'POST', path: async () => '/api/v1/record', body: aRecord(), scope: 'write' },
+    { method: 'POST', path: async () => '/api/v1/record', bodyFor: supersedingWrite, scope: 'write' },
+    { method: 'PATCH', path: (key) => recordOf(key), body: { body: 'Updated.' }, scope: 'write' },
     { method: 'GET', path: async () => '/api/v1/record', scope: 'read' },
     { method: 'GET', path: (key) => recordOf(key), scope: 'read' },
     { method: 'DELETE', path: (key) => recordOf(key), scope: 'delete' },
@@ -319,7 +330,7 @@ describe('scopes: a key may do what its scopes allow, and gets 403 forbidden nam
     '%s with a key of the %s scope only',
     async (_, scope, op) => {
       // The path names a record of the tenant, made with the full key.
-      const r = await send(op.method, await op.path(svc.tenant.api_key), bearer(keyWith[scope]!), op.body);
+      const r = await send(op.method, await op.path(svc.tenant.api_key), bearer(keyWith[scope]!), op.bodyFor ? await op.bodyFor(svc.tenant.api_key) : op.body);
       if (scope === op.scope) {
         expect(r.status).not.toBe(403);
         expect(r.status).toBeLessThan(500);
@@ -332,7 +343,10 @@ describe('scopes: a key may do what its scopes allow, and gets 403 forbidden nam
 
   test('a key made with every scope can do everything; one made before scopes has every scope', async () => {
     const full = await issueKey(svc.backend.keys, svc.tenant.tenant_id, { scopes: [...SCOPES] });
-    for (const op of operations) expect((await send(op.method, await op.path(full.api_key), bearer(full.api_key), op.body)).status).not.toBe(403);
+    for (const op of operations) {
+      const body = op.bodyFor ? await op.bodyFor(full.api_key) : op.body;
+      expect((await send(op.method, await op.path(full.api_key), bearer(full.api_key), body)).status).not.toBe(403);
+    }
   });
 
   test('an expired key answers 401 at once, whatever the authorizer cache holds; one not yet expired works', async () => {
@@ -404,5 +418,65 @@ describe('a key bound to an agent reads, writes and forgets for that agent only'
     const dry = await as(bound, 'POST', '/api/v1/forget', { type: 'fact', dry_run: true });
     expect(dry.body.matched).toBe(2); // ids.mine[0] and the one it wrote above
     for (const id of ids.theirs) expect((await as(tenant.api_key, 'GET', `/api/v1/record/${id}`)).status).toBe(200);
+  });
+});
+
+describe('a key bound to an agent updates and supersedes records of that agent only', () => {
+  let tenant: IssuedKey;
+  let bound: string;
+  const as = (key: string, method: string, path: string, json?: unknown) => send(method, path, bearer(key), json);
+  const write = async (key: string, record: unknown) => {
+    const r = await as(key, 'POST', '/api/v1/record', record);
+    expect(r.status).toBe(201);
+    return r.body.id as string;
+  };
+  const read = async (id: string) => (await as(tenant.api_key, 'GET', `/api/v1/record/${id}`)).body;
+
+  beforeAll(async () => {
+    tenant = await svc.newTenant({}, 'bound-updates');
+    bound = (await issueKey(svc.backend.keys, tenant.tenant_id, { agentId: 'mine' })).api_key;
+  });
+
+  test("its own record: 200; another agent's: 404 as an unknown one is, and unchanged", async () => {
+    const mine = await write(tenant.api_key, aRecord({ agent_id: 'mine' }));
+    const theirs = await write(tenant.api_key, aRecord({ agent_id: 'theirs', title: 'Their words' }));
+    const ok = await as(bound, 'PATCH', `/api/v1/record/${mine}`, { title: 'Mine, updated' });
+    expect({ status: ok.status, title: ok.body.title, agent_id: ok.body.agent_id }).toEqual({ status: 200, title: 'Mine, updated', agent_id: 'mine' });
+    for (const ifMatch of [undefined, '"1"', '"2"']) {
+      const res = await fetch(`${svc.url}/api/v1/record/${theirs}`, {
+        method: 'PATCH',
+        headers: { authorization: bearer(bound), 'content-type': 'application/json', ...(ifMatch ? { 'if-match': ifMatch } : {}) },
+        body: JSON.stringify({ title: 'Taken over' }),
+      });
+      // 404 whatever If-Match says: a 412 would tell the key that the record exists.
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 404, body: { error: 'not_found', message: 'No record with this id' } });
+    }
+    expect(await read(theirs)).toMatchObject({ title: 'Their words', version: 1 });
+  });
+
+  test('agent_id in an update is 400 invalid_field, its own agent or another, for a bound key and a tenant key alike', async () => {
+    const mine = await write(tenant.api_key, aRecord({ agent_id: 'mine' }));
+    for (const [key, agent] of [[bound, 'theirs'], [bound, 'mine'], [tenant.api_key, 'theirs']] as const) {
+      const r = await as(key, 'PATCH', `/api/v1/record/${mine}`, { agent_id: agent });
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'invalid_field' });
+    }
+    expect(await read(mine)).toMatchObject({ agent_id: 'mine', version: 1 });
+  });
+
+  test("superseding another agent's record is 404 naming it, and nothing is stored; its own is 201", async () => {
+    const mine = await write(tenant.api_key, aRecord({ agent_id: 'mine' }));
+    const theirs = await write(tenant.api_key, aRecord({ agent_id: 'theirs' }));
+    const listedBefore = (await as(tenant.api_key, 'GET', '/api/v1/record?limit=100&include_superseded=true')).body.records.length;
+    const refused = await as(bound, 'POST', '/api/v1/record', aRecord({ agent_id: 'mine', title: 'Never stored', supersedes: [mine, theirs] }));
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 404, error: 'not_found' });
+    expect(refused.body.message).toContain(theirs);
+    expect((await as(tenant.api_key, 'GET', '/api/v1/record?limit=100&include_superseded=true')).body.records).toHaveLength(listedBefore);
+    expect([(await read(mine)).superseded_by, (await read(theirs)).superseded_by]).toEqual([null, null]);
+
+    const id = await write(bound, aRecord({ agent_id: 'mine', supersedes: [mine] }));
+    expect((await read(mine)).superseded_by).toBe(id);
+    // The tenant's own key may supersede any agent's record.
+    const byTenant = await write(tenant.api_key, aRecord({ agent_id: 'mine', supersedes: [theirs] }));
+    expect((await read(theirs)).superseded_by).toBe(byTenant);
   });
 });

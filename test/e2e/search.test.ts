@@ -259,7 +259,7 @@ describe('result shape', () => {
     expect(results).toHaveLength(1);
     const [r] = results;
     expect(Object.keys(r).sort()).toEqual(
-      ['agent_id', 'body', 'classification', 'client', 'created_at', 'id', 'metadata', 'rank', 'title', 'type'].sort(),
+      ['agent_id', 'body', 'classification', 'client', 'created_at', 'id', 'metadata', 'rank', 'title', 'type', 'version', 'updated_at', 'superseded_by'].sort(),
     );
     expect(r).toMatchObject({
       id: bare.id,
@@ -270,6 +270,9 @@ describe('result shape', () => {
       client: null,
       created_at: bare.created_at,
       metadata: null,
+      version: 1,
+      updated_at: null,
+      superseded_by: null,
     });
     expect(r.classification === null || typeof r.classification === 'object').toBe(true);
   });

@@ -7,6 +7,7 @@ import { loadConfig } from '../../local/config.js';
 import { createTenantWithKey, type IssuedKey } from '../../local/tenants.js';
 import { awsShapedEnv, createTestTables } from './dynamodb.js';
 import { checkAnswer } from './response-shapes.js';
+import { startStreamGate, type StreamGate } from './stream-gate.js';
 
 /**
  * The backend the e2e suites run on: `sqlite` (the embedded default), or `dynamodb`, the AWS-shaped local
@@ -26,6 +27,12 @@ export interface TestService extends LocalService {
   /** A client bound to one key. */
   client(apiKey: string): Client;
   /**
+   * In the AWS-shaped mode started with `{ streamGate: true }`, the gate that can hold the table's stream
+   * back, so that the search index falls behind the table (stream-gate.ts); null otherwise (SQLite has no
+   * stream: its index changes with the table, in one transaction).
+   */
+  stream: StreamGate | null;
+  /**
    * Closes the service and starts it again on the same data (data directory, and tables in the AWS-shaped
    * mode) and the same port, as a restart of the server would: clients made before keep working.
    */
@@ -41,16 +48,21 @@ async function dynamoDbEnv(): Promise<{ env: Record<string, string>; drop(): Pro
   return { env: awsShapedEnv(tables), drop: () => tables.drop() };
 }
 
-/** Starts the real local service, on the test backend, on an ephemeral port with a temporary data directory. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+/**
+ * Starts the real local service, on the test backend, on an ephemeral port with a temporary data directory.
+ * With `streamGate`, the AWS-shaped mode reaches DynamoDB Local through a gate that can hold its stream back.
+ */
+export async function startTestService(env: Record<string, string> = {}, options: { streamGate?: boolean } = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-test-'));
   const dynamo = TEST_BACKEND === 'dynamodb' ? await dynamoDbEnv() : null;
+  const gate = dynamo && options.streamGate ? await startStreamGate(dynamo.env.DYNAMODB_ENDPOINT!) : null;
   const config = loadConfig({
     PORT: '0',
     MEMORY_DATA_DIR: dataDir,
     LOG_LEVEL: 'SILENT',
     MEMORY_JOB_POLL_MS: '50',
     ...dynamo?.env,
+    ...(gate ? { DYNAMODB_ENDPOINT: gate.endpoint } : {}),
     ...env,
   });
   // The fields of the running service; restart replaces them.
@@ -63,6 +75,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     tenant: await newTenant(),
     newTenant,
     client: (apiKey: string) => new Client(service.url, apiKey, () => service.backend.settle()),
+    stream: gate,
     restart: async () => {
       await service.close();
       service = await startLocalService({ ...config, port: Number(new URL(service.url).port) });
@@ -70,6 +83,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     },
     stop: async () => {
       await service.close();
+      await gate?.close();
       await dynamo?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -117,6 +131,11 @@ export class Client {
 
   remember(record: unknown, headers: Record<string, string> = {}) {
     return this.request('POST', '/api/v1/record', { body: record, headers });
+  }
+
+  /** `PATCH /api/v1/record/{id}`: changes the fields `patch` names (`headers` may carry If-Match). */
+  update(id: string, patch: unknown, headers: Record<string, string> = {}) {
+    return this.request('PATCH', `/api/v1/record/${id}`, { body: patch, headers });
   }
 
   async recall(params: Record<string, string | number> = {}) {

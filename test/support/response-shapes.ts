@@ -23,6 +23,7 @@ const SUCCESS: Record<string, [status: number, schema: z.ZodType][]> = {
   'POST /api/v1/record': [[201, recordReceiptSchema]],
   'GET /api/v1/record': [[200, recordPageSchema]],
   'GET /api/v1/record/{id}': [[200, recordSchema]],
+  'PATCH /api/v1/record/{id}': [[200, recordSchema]],
   'DELETE /api/v1/record/{id}': [[200, deletedRecordSchema]],
   'POST /api/v1/forget': [
     [200, forgetResultSchema],
@@ -57,8 +58,9 @@ function parseOrThrow<S extends z.ZodType>(schema: S, body: unknown, what: strin
  * Checks a real answer against the documented response schemas, strictly (an extra field fails too): a
  * success must be the route's documented status and body; an error body must fit the Error schema, with a
  * code whose status is the answer's, `retry_after` and a matching `Retry-After` on 429 and 503, a
- * `request_id` on 500. Every answer is JSON. The answer to a HEAD is the GET's status and headers with no
- * body. Throws an Error that names the route when the answer does not fit.
+ * `request_id` on 500. Every answer is JSON. A record (the 200 of a get or an update) carries its version as
+ * its `ETag`. The answer to a HEAD is the GET's status and headers with no body. Throws an Error that names
+ * the route when the answer does not fit.
  */
 export function checkAnswer(method: string, url: string, status: number, headers: Headers, body: unknown): void {
   const path = new URL(url, 'http://localhost').pathname;
@@ -91,5 +93,9 @@ export function checkAnswer(method: string, url: string, status: number, headers
   if (status === 201) {
     const { id } = parsed as z.output<typeof recordReceiptSchema>;
     if (headers.get('location') !== `/api/v1/record/${id}`) throw new Error(`${what} has Location ${headers.get('location')}, not /api/v1/record/${id}`);
+  }
+  if (schema === recordSchema) {
+    const { version } = parsed as z.output<typeof recordSchema>;
+    if (headers.get('etag') !== `"${version}"`) throw new Error(`${what} has ETag ${headers.get('etag')}, not "${version}" (the record's version)`);
   }
 }
