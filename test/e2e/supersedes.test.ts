@@ -116,12 +116,14 @@ describe('a write that supersedes', () => {
     expect(await recordsUsed()).toBe(used);
   });
 
-  test('a write refused for the quota supersedes nothing', async () => {
+  test('a write refused for the quota supersedes nothing; one that also names an unknown id is 404', async () => {
     const key = await svc.newTenant({ recordQuota: 1 });
     const own = svc.client(key.api_key);
     const old = (await own.remember(aRecord())).body.id;
     expectError(await own.remember(aRecord({ supersedes: [old] })), 507, 'record_quota_exceeded');
     expect((await own.request('GET', `/api/v1/record/${old}`)).body.superseded_by).toBeNull();
+    // The caller's mistake is named first, whatever the quota says.
+    expectError(await own.remember(aRecord({ supersedes: [old, UNKNOWN] })), 404, 'not_found');
   });
 });
 

@@ -84,6 +84,12 @@ describe('an update changes the fields it names, and nothing else', () => {
     expect({ status: head.status, etag: head.headers.get('etag') }).toEqual({ status: 200, etag: '"5"' });
   });
 
+  test('an update that sets a field to the value it had still counts a version', async () => {
+    const w = await write({ title: 'Same title' });
+    const r = await api.update(w.id, { title: 'Same title' });
+    expect({ status: r.status, title: r.body.title, version: r.body.version, updated: r.body.updated_at !== null }).toEqual({ status: 200, title: 'Same title', version: 2, updated: true });
+  });
+
   test('an id in capitals updates the same record; the answer gives it in lowercase', async () => {
     const w = await write();
     const r = await api.update(w.id.toUpperCase(), { title: 'Capitals' });
@@ -267,6 +273,26 @@ describe('search follows an update from its 200 on', () => {
     const settled = (await api.recall({ q: 'kestrel bravo' })).body;
     expect(settled.map((h: any) => [h.id, h.body])).toEqual([[w.id, 'Plan body numbat.']]);
     expect((await api.recall({ q: 'wombat' })).body).toEqual([]);
+  });
+
+  test('with the index behind the table, a record superseded a moment ago is left out at once, and shown superseded when asked for', async () => {
+    const old = await write({ title: 'Lynx route north', client: 'acme' });
+    await svc.backend.settle();
+    svc.stream?.hold();
+    try {
+      await svc.stream?.nextHeldRead();
+      const r = await api.remember(aRecord({ title: 'Lynx route south', client: 'acme', supersedes: [old.id] }));
+      expect(r.status).toBe(201);
+      const cases: Record<string, string>[] = [{ q: 'lynx' }, { q: 'north' }, {}, { client: 'acme' }];
+      for (const params of cases) {
+        expect((await searchNow(params)).map((h) => h.id)).not.toContain(old.id);
+      }
+      const all = await searchNow({ q: 'north', include_superseded: 'true' });
+      expect(all.map((h) => [h.id, h.superseded_by])).toEqual([[old.id, r.body.id]]);
+    } finally {
+      svc.stream?.release();
+    }
+    expect((await api.recall({ q: 'lynx' })).body.map((h: any) => h.id)).toEqual([(await api.request('GET', '/api/v1/record')).body.records[0].id]);
   });
 
   test('an update of an earlier version never wins over a later one in the index', async () => {
