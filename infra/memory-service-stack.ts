@@ -1,4 +1,4 @@
-import { CfnOutput, Lazy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, Validations, type CfnResource, type StackProps } from 'aws-cdk-lib';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -66,8 +66,11 @@ export class MemoryServiceStack extends Stack {
     ) as Record<ServiceFunctionName, MemoryFunction>;
     this.functions = fn;
 
-    // Exactly the item actions each function's code performs (a transaction is authorized per item).
-    tables.records.grant(fn.record, 'dynamodb:PutItem');
+    // Exactly the item actions each function's code performs (a transaction is authorized per item). The record
+    // function puts records, marks those a write supersedes (conditional Updates in its transaction), and updates
+    // one in place: it reads it first (GetItem), with the tenant's running forget jobs (Query), as a GET does.
+    tables.records.grant(fn.record, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem');
+    tables.tenants.grant(fn.record, 'dynamodb:Query');
     tables.usage.grant(fn.record, 'dynamodb:UpdateItem');
     tables.idempotency.grant(fn.record, 'dynamodb:PutItem', 'dynamodb:GetItem');
     tables.usage.grant(fn.query, 'dynamodb:UpdateItem');
@@ -103,6 +106,10 @@ export class MemoryServiceStack extends Stack {
     search.grant(fn.query.role!, SEARCH_ACTIONS.read, [`${RECORDS_ALIAS}*/_search`]);
     search.grant(fn.indexer.role!, SEARCH_ACTIONS.write, [`${RECORDS_ALIAS}*/_bulk`, '_bulk']);
     data.classificationQueue.grantSendMessages(fn.indexer);
+    // The mapping is strict: a deploy that adds a field puts it on the indices (the setup custom resource)
+    // before the indexer's new code writes documents that carry it.
+    // The function alone, not its role: the domain's access policy names the role, and the setup needs the domain.
+    (fn.indexer.node.defaultChild as CfnResource).addResourceDependency(search.indexSetup.node.defaultChild as CfnResource, 'the index mapping before documents that use it');
 
     // The stream: partial failures reported by sequence number, a failing batch halved until the bad
     // record stands alone, a bounded number of retries, and what still fails goes to a queue to inspect.

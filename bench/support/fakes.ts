@@ -6,7 +6,7 @@
  * the part of its port that the timed handlers call.
  */
 import { AppError } from '../../shared/domain/errors.js';
-import { receiptOf, type Classification, type RecordReceipt, type SearchHit, type StoredRecord } from '../../shared/domain/record.js';
+import { patchedRecord, receiptOf, type Classification, type RecordReceipt, type SearchHit, type StoredRecord } from '../../shared/domain/record.js';
 import type { ApiKeyInfo, Tenant, Usage } from '../../shared/domain/tenant.js';
 import type {
   ClassificationJob,
@@ -22,14 +22,16 @@ import type {
   RecordStore,
   SearchIndex,
   SearchQuery,
+  UpdateRecordOptions,
   UsageMeter,
 } from '../../shared/ports.js';
+import type { RecordPatch } from '../../shared/domain/schemas.js';
 
 const key = (tenantId: string, id: string) => `${tenantId}\u0000${id}`;
 
 /** Records in a Map, with the monthly quota and the idempotency keys the real stores keep. */
-export class FakeRecordStore implements Pick<RecordStore, 'create' | 'get' | 'delete' | 'setClassification'> {
-  readonly calls = { create: 0, get: 0, delete: 0, setClassification: 0 };
+export class FakeRecordStore implements Pick<RecordStore, 'create' | 'get' | 'update' | 'delete' | 'setClassification'> {
+  readonly calls = { create: 0, get: 0, update: 0, delete: 0, setClassification: 0 };
   private readonly records = new Map<string, StoredRecord>();
   private readonly monthly = new Map<string, number>();
   private readonly idempotency = new Map<string, { requestHash: string; receipt: RecordReceipt }>();
@@ -62,6 +64,16 @@ export class FakeRecordStore implements Pick<RecordStore, 'create' | 'get' | 'de
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
     this.calls.get++;
     return this.records.get(key(tenantId, id)) ?? null;
+  }
+
+  async update(tenantId: string, id: string, patch: RecordPatch, { ifVersions, at }: UpdateRecordOptions): Promise<StoredRecord | null> {
+    this.calls.update++;
+    const record = this.records.get(key(tenantId, id));
+    if (!record) return null;
+    if (ifVersions && !ifVersions.includes(record.version)) throw new AppError('version_conflict', `The record is at version ${record.version}`);
+    const updated = patchedRecord(record, patch, at);
+    this.records.set(key(tenantId, id), updated);
+    return updated;
   }
 
   async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {

@@ -24,7 +24,10 @@ const records = new DynamoDbRecordStore(documentClient(dynamoDbClient(config)), 
  * forget jobs: work a classification does not need, and a permission the worker does not have.
  */
 export const handler = createClassifierWorker({
-  records: { get: (tenantId, id) => records.stored(tenantId, id), setClassification: (tenantId, id, c) => records.setClassification(tenantId, id, c) },
+  records: {
+    get: (tenantId, id) => records.stored(tenantId, id),
+    setClassification: (tenantId, id, c, version) => records.setClassification(tenantId, id, c, version),
+  },
   classifier,
   logger,
 });

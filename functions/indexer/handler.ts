@@ -15,14 +15,14 @@ import type { ClassificationJob, DocumentIndex, IndexChange, JobSink } from '../
 export interface IndexerDeps {
   /** The write side of the search index. */
   index: DocumentIndex;
-  /** Where the classification job of each new record goes. */
+  /** Where the classification job of each new record, and of each record whose text an update changed, goes. */
   jobs: JobSink;
   /** Decodes a stream image into the domain record (the records table's item codec). */
   recordFromImage: (image: Record<string, AttributeValue>) => StoredRecord;
   logger: Logger;
 }
 
-/** One stream record, decoded: what the index must do, and whether it is a new record to classify. */
+/** One stream record, decoded: what the index must do, and whether its text is new and must be classified. */
 interface Decoded {
   change: IndexChange;
   classify: boolean;
@@ -36,21 +36,33 @@ interface RecordRef {
   tenant_id?: string | undefined;
 }
 
+/** Whether a field every record has is there: the version a whole number from 1, any other a non-empty string. */
+function present(record: StoredRecord, field: (typeof REQUIRED_FIELDS)[number]): boolean {
+  const value = record[field];
+  return field === 'version' ? Number.isInteger(value) && (value as number) >= 1 : typeof value === 'string' && value !== '';
+}
+
 /**
  * Decodes one stream record into its index change. INSERT and MODIFY carry the record in NewImage and
  * upsert it; REMOVE deletes by the tenant and id of OldImage (the table's stream view is
- * NEW_AND_OLD_IMAGES, so a REMOVE always has one). Throws with the reason when the record cannot be used.
+ * NEW_AND_OLD_IMAGES, so a REMOVE and a MODIFY always have one). Throws with the reason when the record
+ * cannot be used.
  */
 function decode(record: DynamoDBRecord, recordFromImage: IndexerDeps['recordFromImage']): Decoded {
   const { eventName, dynamodb } = record;
   if (eventName === 'INSERT' || eventName === 'MODIFY') {
     if (!dynamodb?.NewImage) throw new Error(`${eventName} without a NewImage`);
     const decoded = recordFromImage(dynamodb.NewImage);
-    // Every field a record always has is a string (the record's schema), and none may be empty.
-    const missing = REQUIRED_FIELDS.filter((field) => typeof decoded[field] !== 'string' || decoded[field] === '');
+    const missing = REQUIRED_FIELDS.filter((field) => !present(decoded, field));
     if (missing.length > 0) throw new Error(`NewImage lacks ${missing.join(', ')}`);
-    // An imported record that carries its classification keeps it; every other new record is classified.
-    return { change: { kind: 'upsert', record: decoded }, classify: eventName === 'INSERT' && decoded.classification === null };
+    if (eventName === 'INSERT') {
+      // An imported record that carries its classification keeps it; every other new record is classified.
+      return { change: { kind: 'upsert', record: decoded }, classify: decoded.classification === null };
+    }
+    // A new title or body (an update) is classified again; a new classification or superseded_by is not,
+    // so the classifier's own write never queues another job. Without the old image nothing is queued.
+    const old = dynamodb.OldImage ? recordFromImage(dynamodb.OldImage) : null;
+    return { change: { kind: 'upsert', record: decoded }, classify: old !== null && (old.title !== decoded.title || old.body !== decoded.body) };
   }
   if (eventName === 'REMOVE') {
     // The sort key alone names the record but not its tenant; the old image has both.
@@ -89,7 +101,8 @@ function reasonOf(error: unknown): string {
  * index write or enqueue failed is reported by its SequenceNumber as a batch item failure, so the event
  * source mapping retries from the lowest failure while the other records' work stands; replays are
  * harmless because index writes are idempotent by record id and classifying twice only rewrites the
- * suggestion. A MODIFY (such as the classifier's own write) is re-indexed but never classified again.
+ * suggestion. Every MODIFY is re-indexed; only one that changed the title or body (an update) is classified
+ * again, never the classifier's own write or a supersede.
  */
 export function createIndexerHandler({ index, jobs, recordFromImage, logger }: IndexerDeps) {
   const handle = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {

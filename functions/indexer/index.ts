@@ -10,7 +10,7 @@ import { createIndexerHandler } from './handler.js';
 const config = loadAwsConfig(process.env);
 const search = openSearchClient({ node: required(config.opensearch.endpoint, 'OPENSEARCH_ENDPOINT'), sigv4: { region: config.region } });
 
-/** The Lambda entry of the records stream: each change into OpenSearch, each new record onto the SQS queue. */
+/** The Lambda entry of the records stream: each change into OpenSearch, each new record and each new text onto the SQS queue. */
 export const handler = createIndexerHandler({
   index: new OpenSearchDocumentIndex(search, config.opensearch.index),
   jobs: new SqsJobSink(new SQSClient({ region: config.region }), required(config.classificationQueueUrl, 'CLASSIFICATION_QUEUE_URL')),

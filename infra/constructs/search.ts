@@ -32,6 +32,11 @@ export const SEARCH_ACTIONS = {
 export class MemorySearch extends Construct {
   readonly domain: Domain;
   readonly endpoint: string;
+  /**
+   * The deploy-time setup of the index template and the mapping of the indices behind the alias: what writes
+   * documents depends on it, so that a field the code adds is mapped before a document carries it.
+   */
+  readonly indexSetup: CustomResource;
   private readonly principals: IRole[] = [];
 
   constructor(scope: Construct, id: string, props: MemorySearchProps) {
@@ -137,7 +142,7 @@ export class MemorySearch extends Construct {
       },
       { id: 'AwsSolutions-L1', reason: 'The CDK custom resource framework picks its own runtime.' },
     );
-    new CustomResource(this, 'IndexTemplate', {
+    this.indexSetup = new CustomResource(this, 'IndexTemplate', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::MemoryIndexTemplate',
       // A new template version, or new ranking parameters in it, makes CloudFormation run the update, which

@@ -206,8 +206,8 @@ describe('the API\'s CORS for the console', () => {
       const headers = Object.fromEntries(Object.entries(response!.ResponseParameters as CfnJson).map(([k, v]) => [k.replace('method.response.header.', ''), text(v)]));
       expect(headers).toEqual({
         'Access-Control-Allow-Origin': `'${CONSOLE_ORIGIN}'`,
-        'Access-Control-Allow-Methods': "'POST,GET,HEAD,DELETE'",
-        'Access-Control-Allow-Headers': "'Authorization,Content-Type,Idempotency-Key'",
+        'Access-Control-Allow-Methods': "'POST,GET,HEAD,PATCH,DELETE'",
+        'Access-Control-Allow-Headers': "'Authorization,Content-Type,Idempotency-Key,If-Match'",
         'Access-Control-Max-Age': `'${CORS_PREFLIGHT_MAX_AGE.toSeconds()}'`,
         Vary: "'Origin'",
       });

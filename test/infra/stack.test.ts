@@ -260,7 +260,7 @@ describe('the stack (dev)', () => {
         .filter((a) => /^(dynamodb|es|sqs):/.test(a) && !a.startsWith('dynamodb:DescribeStream') && !a.startsWith('dynamodb:GetRecords') && !a.startsWith('dynamodb:GetShardIterator') && !a.startsWith('dynamodb:ListStreams'))
         .sort();
     const unique = (xs: string[]) => [...new Set(xs)];
-    expect(unique(dataActions('record'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(unique(dataActions('record'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(unique(dataActions('query'))).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'es:ESHttpGet', 'es:ESHttpPost']);
     expect(unique(dataActions('authorizer'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(unique(dataActions('usage'))).toEqual(['dynamodb:GetItem']);
@@ -270,6 +270,22 @@ describe('the stack (dev)', () => {
     );
     expect(dataActions('indexer').filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
     expect(unique(dataActions('classifier')).filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+  });
+
+  test('record: puts records, updates them in place and marks what a write supersedes (UpdateItem), reads one first (GetItem) with the running forget jobs (Query)', () => {
+    expect(grantsOf(template, 'record')).toEqual([
+      { on: 'table:idempotency', actions: ['dynamodb:GetItem', 'dynamodb:PutItem'] },
+      { on: 'table:records', actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+      { on: 'table:tenants', actions: ['dynamodb:Query'] },
+      { on: 'table:usage', actions: ['dynamodb:UpdateItem'] },
+    ]);
+  });
+
+  test('the indexer is deployed after the index setup, so a field the mapping gains is there before a document carries it', () => {
+    const indexer = template.findResources('AWS::Lambda::Function')[logicalIdOf(template, 'AWS::Lambda::Function', idOf('indexer'))]!;
+    const setup = Object.keys(template.findResources('Custom::MemoryIndexTemplate'));
+    expect(setup).toHaveLength(1);
+    expect(indexer.DependsOn).toEqual(expect.arrayContaining([setup[0]]));
   });
 
   test('read: GetItem and Query on the records table, Query on the tenants table (forget jobs), the cursor key, nothing else', () => {

@@ -67,11 +67,19 @@ if (url === undefined || url === '') {
       const records: RecordStore = {
         async create(tenantId, record, options) {
           const result = await adapters.records.create(tenantId, record, options);
-          // A replayed write indexes the first record again: harmless, since indexing is idempotent.
+          // A replayed write indexes the first record again: harmless, since indexing is idempotent. The records
+          // it superseded are MODIFYs on the stream.
           await push(tenantId, result.receipt.id);
+          if (!result.replayed) for (const id of options.supersedes?.ids ?? []) await push(tenantId, id);
           return result;
         },
         get: (tenantId, id) => adapters.records.get(tenantId, id),
+        async update(tenantId, id, patch, options) {
+          const updated = await adapters.records.update(tenantId, id, patch, options);
+          // As the stream would deliver the MODIFY.
+          if (updated) await push(tenantId, id);
+          return updated;
+        },
         async delete(tenantId, id) {
           const deleted = await adapters.records.delete(tenantId, id);
           // As the stream would deliver the delete.

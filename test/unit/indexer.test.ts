@@ -105,6 +105,50 @@ describe('indexer handler', () => {
     expect(f.enqueueCalls).toEqual([]);
   });
 
+  test('a MODIFY that changed the title or body (an update) re-indexes the record and queues its classification again', async () => {
+    const f = fakes();
+    const before = record('dark mode');
+    const titled = { ...before, title: 'light mode', version: 2, updated_at: at.toISOString() };
+    const bodied = { ...titled, body: 'now light', version: 3 };
+    expect(await f.run([modify(before, titled), modify(titled, bodied)])).toEqual({ batchItemFailures: [] });
+    expect(f.applyCalls).toEqual([[{ kind: 'upsert', record: titled }, { kind: 'upsert', record: bodied }]]);
+    expect(f.enqueueCalls).toEqual([[{ tenant_id: TENANT, record_id: before.id }, { tenant_id: TENANT, record_id: before.id }]]);
+  });
+
+  test('a MODIFY of anything but the text (type, client, metadata, superseded_by) re-indexes and queues nothing; nor does one without an old image', async () => {
+    const f = fakes();
+    const before = record('dark mode');
+    const retyped = { ...before, type: 'decision' as const, client: 'acme', metadata: { k: 1 }, version: 2, updated_at: at.toISOString() };
+    const superseded = { ...retyped, superseded_by: '0193a000-0000-7000-8000-0000000000ff' };
+    const noOld = streamRecord('MODIFY', { newImage: image({ ...superseded, title: 'changed' }), id: before.id });
+    expect(await f.run([modify(before, retyped), modify(retyped, superseded), noOld])).toEqual({ batchItemFailures: [] });
+    expect(f.applyCalls).toEqual([
+      [
+        { kind: 'upsert', record: retyped },
+        { kind: 'upsert', record: superseded },
+        { kind: 'upsert', record: { ...superseded, title: 'changed' } },
+      ],
+    ]);
+    expect(f.enqueueCalls).toEqual([]);
+  });
+
+  test('an item from before versions (no version, updated_at or superseded_by) reads as version 1, current', async () => {
+    const f = fakes();
+    const r = record('old item');
+    const { version: _v, updated_at: _u, superseded_by: _s, ...legacy } = recordToItem(r);
+    const old = streamRecord('INSERT', { newImage: marshall(legacy) as Record<string, AttributeValue>, id: r.id });
+    expect(await f.run([old])).toEqual({ batchItemFailures: [] });
+    expect(f.applyCalls).toEqual([[{ kind: 'upsert', record: r }]]);
+  });
+
+  test('a version that is not a whole number from 1 is undecodable', async () => {
+    const f = fakes();
+    const r = record('bad version');
+    const bad = streamRecord('INSERT', { newImage: marshall({ ...recordToItem(r), version: 0 }) as Record<string, AttributeValue>, id: r.id });
+    expect((await f.run([bad])).batchItemFailures).toEqual([{ itemIdentifier: sequenceOf(bad) }]);
+    expect(f.applyCalls).toEqual([]);
+  });
+
   test('an INSERT that carries its classification (an imported record) is indexed with it and queues no job', async () => {
     const f = fakes();
     const imported = { ...record('dark mode'), classification: { type: 'decision' as const, confidence: 0.9, model: 'linear-v3', classified_at: at.toISOString() } };
@@ -200,14 +244,15 @@ describe('indexer handler', () => {
     expect(f.enqueueCalls).toHaveLength(1);
   });
 
-  test('an enqueue that throws fails every INSERT of the batch, not the MODIFYs', async () => {
+  test('an enqueue that throws fails every record of the batch it would have queued, not the other MODIFYs', async () => {
     const f = fakes();
     const a = record('a');
     const b = record('b');
     f.throwOnEnqueue();
-    const batch = [insert(a), modify(b, { ...b, title: 'b2' }), insert(b)];
+    const classified = { ...b, classification: { type: 'fact' as const, confidence: 0.4, model: 'm', classified_at: at.toISOString() } };
+    const batch = [insert(a), modify(b, classified), insert(b), modify(a, { ...a, title: 'a2', version: 2 })];
     expect(await f.run(batch)).toEqual({
-      batchItemFailures: [{ itemIdentifier: sequenceOf(batch[0]!) }, { itemIdentifier: sequenceOf(batch[2]!) }],
+      batchItemFailures: [{ itemIdentifier: sequenceOf(batch[0]!) }, { itemIdentifier: sequenceOf(batch[2]!) }, { itemIdentifier: sequenceOf(batch[3]!) }],
     });
   });
 

@@ -119,13 +119,30 @@ describe('OpenSearchSearchIndex', () => {
       size: 20,
       track_total_hits: false,
       _source: ['record'],
-      query: { bool: { filter: [{ term: { tenant_id: TENANT } }] } },
+      query: { bool: { filter: [{ term: { tenant_id: TENANT } }, { bool: { must_not: [{ exists: { field: 'superseded_by' } }] } }] } },
       sort: [{ created_at: 'desc' }, { id: 'desc' }],
     });
     expect(hits).toEqual([
       { ...second, rank: 0 },
       { ...first, rank: 0 },
     ]);
+  });
+
+  test('include_superseded drops the filter on superseded_by, and a superseded, updated hit comes back with its version and both fields', async () => {
+    const updated = { ...second, title: 'New title', version: 4, updated_at: '2026-11-10T12:30:00.000Z', superseded_by: first.id };
+    fake.reply = () => hitsReply([{ record: updated, score: 3 }]);
+    const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), include_superseded: true, limit: 20 });
+    expect((fake.received[0]!.body as { query: { bool: { filter: unknown[] } } }).query.bool.filter).toEqual([{ term: { tenant_id: TENANT } }]);
+    expect(hits).toEqual([{ ...updated, rank: rankFromScore(3) }]);
+  });
+
+  test('a document indexed before records had versions reads as version 1, never updated, current', async () => {
+    const { version: _v, updated_at: _u, superseded_by: _s, ...legacy } = recordDocument(second).record;
+    fake.reply = () => ({
+      status: 200,
+      body: { took: 1, timed_out: false, hits: { max_score: 1, hits: [{ _index: INDEX, _id: second.id, _score: 1, _source: { record: legacy } }] } },
+    });
+    expect(await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), limit: 20 })).toEqual([{ ...second, rank: rankFromScore(1) }]);
   });
 
   test('text of only stop words or punctuation returns nothing, without a request', async () => {
@@ -174,7 +191,14 @@ describe('OpenSearchSearchIndex', () => {
 });
 
 describe('OpenSearchDocumentIndex', () => {
-  const a = record(TENANT, '2026-11-10T12:00:00.001Z', { title: 'ﬁle', metadata: { k: [1, 'two'] }, client: 'acme' });
+  const a = record(TENANT, '2026-11-10T12:00:00.001Z', {
+    title: 'ﬁle',
+    metadata: { k: [1, 'two'] },
+    client: 'acme',
+    version: 3,
+    updated_at: '2026-11-10T12:05:00.000Z',
+    superseded_by: '0193a000-0000-7000-8000-0000000000ff',
+  });
   const b = record(OTHER, '2026-11-10T12:00:00.002Z');
   const c = record(TENANT, '2026-11-10T12:00:00.003Z');
 
@@ -215,6 +239,9 @@ describe('OpenSearchDocumentIndex', () => {
         title: 'file',
         body: 'A body',
         classification: null,
+        version: 3,
+        updated_at: '2026-11-10T12:05:00.000Z',
+        superseded_by: '0193a000-0000-7000-8000-0000000000ff',
         record: {
           id: a.id,
           tenant_id: TENANT,
@@ -226,6 +253,9 @@ describe('OpenSearchDocumentIndex', () => {
           metadata: '{"k":[1,"two"]}',
           created_at: a.created_at,
           classification: null,
+          version: 3,
+          updated_at: '2026-11-10T12:05:00.000Z',
+          superseded_by: '0193a000-0000-7000-8000-0000000000ff',
         },
       },
       { delete: { _id: 'gone', routing: TENANT } },
@@ -360,6 +390,9 @@ describe('the records index template', () => {
             classified_at: { type: 'date', format: 'strict_date_optional_time' },
           },
         },
+        version: { type: 'long' },
+        updated_at: { type: 'date', format: 'strict_date_optional_time' },
+        superseded_by: { type: 'keyword' },
         record: { type: 'object', enabled: false },
       },
     });

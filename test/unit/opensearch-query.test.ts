@@ -7,6 +7,8 @@ const TENANT = '0193a000-0000-7000-8000-00000000000a';
 const SOURCE = ['record'];
 const RANKED_SORT = [{ _score: 'desc' }, { created_at: 'desc' }, { id: 'desc' }];
 const tenantFilter = { term: { tenant_id: TENANT } };
+/** Current records only: superseded_by null is not indexed, so a current record has none. */
+const current = { bool: { must_not: [{ exists: { field: 'superseded_by' } }] } };
 /** The title weight, read from RANKING and never written down: it is re-tuned there. */
 const W = RANKING.titleWeight;
 
@@ -51,7 +53,7 @@ describe('OpenSearch query builder', () => {
         _source: SOURCE,
         query: {
           bool: {
-            filter: [tenantFilter],
+            filter: [tenantFilter, current],
             should: [
               { match: { title: { query: 'running fast deploys', boost: W } } },
               { match: { body: { query: 'running fast deploys' } } },
@@ -73,7 +75,7 @@ describe('OpenSearch query builder', () => {
         _source: SOURCE,
         query: {
           bool: {
-            filter: [tenantFilter],
+            filter: [tenantFilter, current],
             should: [
               { match_phrase: { title: { query: 'dark mode', boost: W } } },
               { match_phrase: { body: { query: 'dark mode' } } },
@@ -97,7 +99,7 @@ describe('OpenSearch query builder', () => {
         _source: SOURCE,
         query: {
           bool: {
-            filter: [tenantFilter],
+            filter: [tenantFilter, current],
             should: [
               { match: { title: { query: 'running', boost: W } } },
               { match: { body: { query: 'running' } } },
@@ -115,7 +117,7 @@ describe('OpenSearch query builder', () => {
   test('compatibility characters in the query are matched in their NFKC form', () => {
     expect(build('ﬁle')!.body.query).toEqual({
       bool: {
-        filter: [tenantFilter],
+        filter: [tenantFilter, current],
         should: [{ match: { title: { query: 'file', boost: W } } }, { match: { body: { query: 'file' } } }],
         minimum_should_match: 1,
       },
@@ -130,7 +132,7 @@ describe('OpenSearch query builder', () => {
   ])('the %s filter goes in filter context, after the tenant', (_name, rest, clause) => {
     expect(build('alpha', rest)!.body.query).toEqual({
       bool: {
-        filter: [tenantFilter, clause],
+        filter: [tenantFilter, clause, current],
         should: [{ match: { title: { query: 'alpha', boost: W } } }, { match: { body: { query: 'alpha' } } }],
         minimum_should_match: 1,
       },
@@ -147,10 +149,19 @@ describe('OpenSearch query builder', () => {
           { term: { type: 'fact' } },
           { term: { client: 'c' } },
           { range: { created_at: { gte: '2026-11-01T00:00:00.000Z' } } },
+          current,
         ],
       },
     });
-    expect(build(null, { agent_id: null, client: null })!.body.query).toEqual({ bool: { filter: [tenantFilter] } });
+    expect(build(null, { agent_id: null, client: null })!.body.query).toEqual({ bool: { filter: [tenantFilter, current] } });
+  });
+
+  test('superseded records are left out unless include_superseded, with text and without', () => {
+    for (const q of ['alpha', null]) {
+      expect(build(q)!.body.query!.bool!.filter).toEqual([tenantFilter, current]);
+      expect(build(q, { include_superseded: false })!.body.query!.bool!.filter).toEqual([tenantFilter, current]);
+      expect(build(q, { include_superseded: true })!.body.query!.bool!.filter).toEqual([tenantFilter]);
+    }
   });
 
   test('no text: a filter-only query, newest first', () => {
@@ -160,7 +171,7 @@ describe('OpenSearch query builder', () => {
         size: 7,
         track_total_hits: false,
         _source: SOURCE,
-        query: { bool: { filter: [tenantFilter] } },
+        query: { bool: { filter: [tenantFilter, current] } },
         sort: [{ created_at: 'desc' }, { id: 'desc' }],
       },
     });
@@ -197,7 +208,7 @@ describe('OpenSearch query builder', () => {
     }
     expect(build('title:(secret OR admin*) AND body:"drop"')!.body.query).toEqual({
       bool: {
-        filter: [tenantFilter],
+        filter: [tenantFilter, current],
         should: [
           { match: { title: { query: 'title secret admin body', boost: W } } },
           { match: { body: { query: 'title secret admin body' } } },
@@ -216,7 +227,7 @@ describe('OpenSearch query builder', () => {
     const request = build(null, { agent_id: '*) OR tenant_id:*', client: '" OR 1=1 --' })!;
     expect(request.body.query).toEqual({
       bool: {
-        filter: [tenantFilter, { term: { agent_id: '*) OR tenant_id:*' } }, { term: { client: '" OR 1=1 --' } }],
+        filter: [tenantFilter, { term: { agent_id: '*) OR tenant_id:*' } }, { term: { client: '" OR 1=1 --' } }, current],
       },
     });
   });

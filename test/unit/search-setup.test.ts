@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { createSearchSetupHandler } from '../../functions/search-setup/handler.js';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
-import { ensureRecordsIndex, RECORDS_TEMPLATE_VERSION, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { ensureRecordsIndex, RECORD_FIELDS_SINCE_3, RECORDS_TEMPLATE_VERSION, recordsIndexTemplate } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { FakeOpenSearch } from '../support/fake-opensearch.js';
 
 const event = (RequestType: 'Create' | 'Update' | 'Delete') => ({ RequestType }) as unknown as CloudFormationCustomResourceEvent;
@@ -42,13 +42,18 @@ describe('the search-setup custom resource', () => {
     });
   });
 
-  test('an update with the alias in place puts the template and creates no index', async () => {
+  test('an update with the alias in place puts the template, adds the fields of version 3 to the indices behind the alias, and creates no index', async () => {
     aliasExists = true;
     await handler(event('Update'));
     expect(cluster.received.map((r) => r.method + ' ' + r.path)).toEqual([
       expect.stringMatching(/_index_template\/memory-records$/),
       'HEAD /_alias/memory-records',
+      expect.stringMatching(/^(PUT|POST) \/memory-records\/_mapping$/),
     ]);
+    expect(cluster.received[2]!.body).toEqual({ properties: RECORD_FIELDS_SINCE_3 });
+    // Exactly the fields the template maps for them: what an index made from the template has.
+    const mapped = recordsIndexTemplate('memory-records-*').template!.mappings!.properties!;
+    for (const [field, mapping] of Object.entries(RECORD_FIELDS_SINCE_3)) expect(mapped[field]).toEqual(mapping);
   });
 
   test('delete leaves the data alone', async () => {

@@ -49,6 +49,15 @@ const runningKey = (tenantId: string, jobId: string) => ({ pk: `tenant#${tenantI
 /** What a running job's item holds: enough to hide what it matches. */
 type RunningItem = Pick<ForgetJobItem, 'pk' | 'sk' | 'job_id' | 'selectors' | 'cutoff'>;
 
+/** A running forget job, as far as hiding records goes: its selectors and its cutoff. */
+export type RunningJob = Pick<ForgetJobItem, 'selectors' | 'cutoff'>;
+
+/** The test that hides what these running jobs match: a record any of them matches is gone for every reader. */
+export function hiddenBy(running: readonly RunningJob[]): (record: StoredRecord) => boolean {
+  if (running.length === 0) return () => false;
+  return (record) => running.some((job) => forgetMatches(record, job.selectors, job.cutoff));
+}
+
 /**
  * True when a record matches every selector and, unless the selectors name ids, was created before the
  * cutoff. Named ids are taken whatever their created_at, which an import may set after today.
@@ -86,6 +95,11 @@ export class ForgetJobs {
 
   /** The test that hides what the tenant's running jobs match: one Query of their running items, strongly consistent. */
   async hidden(tenantId: string): Promise<(record: StoredRecord) => boolean> {
+    return hiddenBy(await this.running(tenantId));
+  }
+
+  /** The tenant's running jobs (their selectors and cutoffs): one strongly consistent Query of their running items. */
+  async running(tenantId: string): Promise<RunningJob[]> {
     const running: RunningItem[] = [];
     let start: Record<string, unknown> | undefined;
     do {
@@ -101,8 +115,7 @@ export class ForgetJobs {
       running.push(...((page.Items ?? []) as RunningItem[]));
       start = page.LastEvaluatedKey;
     } while (start);
-    if (running.length === 0) return () => false;
-    return (record) => running.some((job) => forgetMatches(record, job.selectors, job.cutoff));
+    return running;
   }
 
   /** Adds to the job's count of deleted records. */

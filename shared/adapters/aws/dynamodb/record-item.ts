@@ -23,9 +23,13 @@ export function recordToItem(record: StoredRecord): Record<string, unknown> {
   return { ...recordKey(record.tenant_id, record.id), ...serializeRecord(record) };
 }
 
-/** Turns a stored item (as the document client returns it) back into the domain record. */
+/**
+ * Turns a stored item (as the document client returns it) back into the domain record. An item written
+ * before records had versions has no `version`, `updated_at` or `superseded_by`: it reads as version 1,
+ * never updated, current.
+ */
 export function recordFromItem(item: Record<string, unknown>): StoredRecord {
-  return deserializeRecord(item as unknown as SerializedRecord);
+  return deserializeRecord({ ...item, version: item.version ?? 1 } as unknown as SerializedRecord);
 }
 
 /** Turns a DynamoDB stream image (as the Lambda event carries it) into the domain record. */

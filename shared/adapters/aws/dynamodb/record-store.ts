@@ -26,9 +26,12 @@ import type {
   ForgetSelectors,
   ImportResult,
   RecordStore,
+  UpdateRecordOptions,
 } from '../../../ports.js';
-import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, type ForgetJobSink } from './forget-jobs.js';
+import type { RecordPatch } from '../../../domain/schemas.js';
+import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, hiddenBy, type ForgetJobSink } from './forget-jobs.js';
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
+import { notSuperseded, supersededFailure, supersedeItems, updateRecord } from './record-update.js';
 import { scanAll } from './scan.js';
 import { firstRecords, idPrefix, idRangeOf, shardKeys, shardRecords, type IdRange } from './shard-query.js';
 import type { TableNames } from './tables.js';
@@ -49,9 +52,10 @@ interface IdempotencyItem {
 
 /**
  * Records on DynamoDB. A write is one TransactWriteItems: the conditional ADD on the tenant's monthly
- * counter (its condition is the record quota), the Put of the record, and, with an Idempotency-Key, the
- * Put of the key. Either all three happen or none does. The table's stream then carries the record to the
- * search index and the classification queue, so a stored record always reaches both.
+ * counter (its condition is the record quota), the Put of the record, with an Idempotency-Key the Put of
+ * the key, and a conditional Update of each record it supersedes. Either all happen or none does. The
+ * table's stream then carries the record to the search index and the classification queue, so a stored
+ * record always reaches both; an update (record-update.ts) reaches them the same way.
  */
 export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
   private readonly jobs: ForgetJobs;
@@ -68,6 +72,8 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
   async create(tenantId: string, record: StoredRecord, options: CreateRecordOptions): Promise<CreateRecordResult> {
     const now = this.clock();
     const claim = options.idempotency;
+    const supersedes = options.supersedes?.ids.length ? options.supersedes : undefined;
+    if (supersedes) await this.supersedable(tenantId, supersedes.ids);
     const outcome = await transactWrite(this.db, {
       TransactItems: [
         { Update: countUnderQuota(this.tables.usage, tenantId, options.month, 'records', options.recordQuota) },
@@ -91,12 +97,15 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
               },
             ]
           : []),
+        ...(supersedes ? supersedeItems(this.tables.records, tenantId, record.id, supersedes) : []),
       ],
     });
     if (outcome.committed) return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
 
-    const [quota, put, key] = outcome.reasons;
-    // An earlier write under the same key answers first, even when the quota has since run out.
+    const [quota, put] = outcome.reasons;
+    const key = claim ? outcome.reasons[2] : undefined;
+    // An earlier write under the same key answers first, even when the quota has since run out, and
+    // supersedes nothing: this transaction, the only one that could, was cancelled.
     if (claim && key?.Code === 'ConditionalCheckFailed') {
       const previous = await this.previousWrite(tenantId, claim, key.Item);
       if (previous) {
@@ -106,6 +115,9 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
         return { receipt: { id: previous.record_id, created_at: previous.created_at, tenant_id: tenantId }, replayed: true };
       }
     }
+    // A record the write cannot supersede is the caller's mistake, whatever the quota says.
+    const missing = supersedes && supersededFailure(supersedes.ids, outcome.reasons.slice(claim ? 3 : 2));
+    if (missing) throw notSuperseded(missing);
     if (quota?.Code === 'ConditionalCheckFailed') {
       throw new AppError('record_quota_exceeded', 'The monthly record quota is used up');
     }
@@ -114,6 +126,23 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
     throw new Error(
       `record write cancelled: ${outcome.reasons.map((r) => r.Code ?? 'None').join(', ')} (record put: ${put?.Code ?? 'None'})`,
     );
+  }
+
+  /**
+   * Throws the 404 of the first named record a running forget job hides: a condition cannot read the jobs, so
+   * while one runs the records are read and checked first. Without one (nearly always), this is one Query.
+   */
+  private async supersedable(tenantId: string, ids: readonly string[]): Promise<void> {
+    const running = await this.jobs.running(tenantId);
+    if (running.length === 0) return;
+    const hidden = hiddenBy(running);
+    const gone = new Set((await this.fetch(tenantId, ids)).filter(hidden).map((r) => r.id));
+    const first = ids.find((id) => gone.has(id));
+    if (first !== undefined) throw notSuperseded(first);
+  }
+
+  async update(tenantId: string, id: string, patch: RecordPatch, options: UpdateRecordOptions): Promise<StoredRecord | null> {
+    return updateRecord({ db: this.db, table: this.tables.records, jobs: this.jobs, stored: (t, i) => this.stored(t, i) }, tenantId, id, patch, options);
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
@@ -134,13 +163,14 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
   }
 
   /**
-   * Which of the tenant's records with these ids can be read: stored (strongly consistent), and matched by no
-   * running forget job. The query handler checks its search hits with it, so that a record deleted while the
-   * search index has not caught up is never returned (docs/architecture.md, "Deletes on AWS").
+   * The tenant's records with these ids that can be read, by id, as the table holds them now: stored (strongly
+   * consistent), and matched by no running forget job. The query handler checks its search hits with it, so
+   * that a record deleted, updated or superseded while the search index has not caught up is never returned
+   * as the index has it (docs/architecture.md, "Deletes on AWS", "Updates on AWS").
    */
-  async readable(tenantId: string, records: readonly StoredRecord[]): Promise<Set<string>> {
-    const [stored, hidden] = await Promise.all([this.storedIds(tenantId, records.map((r) => r.id)), this.jobs.hidden(tenantId)]);
-    return new Set(records.filter((r) => stored.has(r.id) && !hidden(r)).map((r) => r.id));
+  async readable(tenantId: string, ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    const [stored, hidden] = await Promise.all([this.fetch(tenantId, ids), this.jobs.hidden(tenantId)]);
+    return new Map(stored.filter((r) => !hidden(r)).map((r) => [r.id, r]));
   }
 
   async list(tenantId: string, request: ListRequest): Promise<StoredRecord[]> {
@@ -344,10 +374,6 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
     return records;
   }
 
-  private async storedIds(tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-    return new Set((await this.fetch(tenantId, ids)).map((r) => r.id));
-  }
-
   async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {
     const [old, hidden] = await Promise.all([this.deleteItem(tenantId, id), this.jobs.hidden(tenantId)]);
     // A record a running forget job has matched is gone for every caller already: this delete finds nothing.
@@ -375,16 +401,24 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
     }
   }
 
-  async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {
+  async setClassification(tenantId: string, id: string, classification: Classification, version?: number): Promise<boolean> {
+    // The condition keeps a record that is gone from coming back as a bare classification item, and with a
+    // version, a suggestion for a text an update has since replaced from landing (the update queued its own).
+    let condition = 'attribute_exists(pk) AND tenant_id = :tenant';
+    const values: Record<string, unknown> = { ':c': classification, ':tenant': tenantId };
+    if (version !== undefined) {
+      values[':version'] = version;
+      // An item written before versions has none, and is version 1.
+      condition += version === 1 ? ' AND (version = :version OR attribute_not_exists(version))' : ' AND version = :version';
+    }
     try {
-      // The condition keeps a record that is gone from coming back as a bare classification item.
       await this.db.send(
         new UpdateCommand({
           TableName: this.tables.records,
           Key: recordKey(tenantId, id),
           UpdateExpression: 'SET classification = :c',
-          ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant',
-          ExpressionAttributeValues: { ':c': classification, ':tenant': tenantId },
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
         }),
       );
       return true;

@@ -23,8 +23,22 @@ import { RANKING } from '../../../domain/rank.js';
  * 2: title and body rank with the `memory_bm25` similarity, whose k1 and b are RANKING's. A change to
  * RANKING.k1 or RANKING.b changes the template too; the stack passes them to the custom resource beside
  * this number, so a deploy puts the template again either way.
+ * 3: `version`, `updated_at` and `superseded_by` (RECORD_FIELDS_SINCE_3), which the deploy also adds to the
+ * indices behind the alias, since new fields can be added to an open index (ensureRecordsIndex).
  */
-export const RECORDS_TEMPLATE_VERSION = 2;
+export const RECORDS_TEMPLATE_VERSION = 3;
+
+/**
+ * The fields template version 3 added. Adding a field to an existing index needs no reindex, so the deploy
+ * puts these on every index behind the alias before the indexer writes documents that carry them (the
+ * mapping is strict, so it would refuse them); a document from before lacks them, which reads as version
+ * 1, never updated, not superseded.
+ */
+export const RECORD_FIELDS_SINCE_3 = {
+  version: { type: 'long' },
+  updated_at: { type: 'date', format: 'strict_date_optional_time' },
+  superseded_by: { type: 'keyword' },
+} as const satisfies Record<string, Types.Common_Mapping.Property>;
 
 /**
  * The name of the BM25 similarity the title and body fields rank with, defined in the index settings
@@ -106,6 +120,8 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
               classified_at: { type: 'date', format: 'strict_date_optional_time' },
             },
           },
+          // Search leaves out a record whose superseded_by is set (null is not indexed, so it does not exist).
+          ...RECORD_FIELDS_SINCE_3,
           // The exact record, metadata included, stored in _source and never parsed into fields: metadata
           // is never searched, and its keys can be anything a caller sends.
           record: { type: 'object', enabled: false },
@@ -126,12 +142,14 @@ export async function putRecordsIndexTemplate(
 
 /**
  * Puts the records index template for `<alias>-*`, then creates `firstIndex` with `alias` as its write
- * alias unless the alias exists already; true when it created the index. Idempotent.
+ * alias unless the alias exists already, in which case it adds the fields of RECORD_FIELDS_SINCE_3 to the
+ * indices behind it (a no-op once they have them); true when it created the index. Idempotent.
  */
 export async function ensureRecordsIndex(client: Client, alias: string, firstIndex: string): Promise<boolean> {
   await putRecordsIndexTemplate(client, { name: alias, indexPattern: `${alias}-*` });
   const { body: exists } = await client.indices.existsAlias({ name: alias });
   if (!exists) await client.indices.create({ index: firstIndex, body: { aliases: { [alias]: { is_write_index: true } } } });
+  else await client.indices.putMapping({ index: alias, body: { properties: RECORD_FIELDS_SINCE_3 } });
   return !exists;
 }
 
@@ -147,6 +165,9 @@ export function recordDocument(record: StoredRecord): RecordDocument {
     title: searchableText(record.title),
     body: searchableText(record.body),
     classification: record.classification,
+    version: record.version,
+    updated_at: record.updated_at,
+    superseded_by: record.superseded_by,
     // As JSON text, as the DynamoDB item keeps it: any JSON object round-trips exactly, however deep
     // (OpenSearch's parser limits nesting) and whatever its keys (the client refuses a response that has a
     // `__proto__` key, which metadata is free to have).
@@ -160,5 +181,6 @@ export function recordFromSource(source: unknown): StoredRecord {
   if (record === undefined || record === null || typeof record !== 'object') {
     throw new Error('an OpenSearch hit has no record in its _source');
   }
-  return deserializeRecord(record);
+  // A document written before records had versions holds a record without one: version 1.
+  return deserializeRecord({ ...record, version: record.version ?? 1 });
 }

@@ -48,7 +48,10 @@ export function buildSearchRequest(tenantId: string, query: SearchQuery): OpenSe
   };
 }
 
-/** The tenant, then each filter the query sets; all in filter context, so they never change the score. */
+/**
+ * The tenant, then each filter the query sets, then (unless include_superseded) current records only; all in
+ * filter context, so they never change the score.
+ */
 function filters(tenantId: string, query: SearchQuery): Query[] {
   const clauses: Query[] = [{ term: { tenant_id: tenantId } }];
   for (const field of ['agent_id', 'type', 'client'] as const) {
@@ -56,6 +59,8 @@ function filters(tenantId: string, query: SearchQuery): Query[] {
     if (value !== undefined && value !== null) clauses.push({ term: { [field]: value } });
   }
   if (query.since !== undefined) clauses.push({ range: { created_at: { gte: query.since } } });
+  // A null superseded_by is not indexed, so "current" is "has none"; documents from before the field have none either.
+  if (query.include_superseded !== true) clauses.push({ bool: { must_not: [{ exists: { field: 'superseded_by' } }] } });
   return clauses;
 }
 
