@@ -22,6 +22,7 @@ import {
   recallQuerySchema,
   recordInputSchema,
   recordPageSchema,
+  recordPatchSchema,
   recordReceiptSchema,
   recordSchema,
   searchHitSchema,
@@ -37,6 +38,7 @@ export async function sdkTypesSource(): Promise<string> {
   // Requests are typed as a caller writes them, responses as the service sends them.
   for (const [schema, io] of [
     [recordInputSchema, 'input'],
+    [recordPatchSchema, 'input'],
     [recallQuerySchema, 'input'],
     [classifyInputSchema, 'input'],
     [listQuerySchema, 'input'],
@@ -57,7 +59,7 @@ export async function sdkTypesSource(): Promise<string> {
     Object.assign(defs, json.$defs);
   }
   const root = { title: 'Api', type: 'object', properties: {}, additionalProperties: false, $defs: defs };
-  const types = await compile(root as never, 'Api', { bannerComment: '', unreachableDefinitions: true, additionalProperties: false, format: true });
+  const types = await compile(root as never, 'Api', { bannerComment: '', unreachableDefinitions: true, additionalProperties: false, format: true, maxItems: -1 });
   const body = types
     .replace(/export interface Api \{\s*\}\n/, '')
     .replace(/ \*\n \* This interface was referenced by `Api`'s JSON-Schema\n \* via the `definition` "\w+"\.\n/g, '');

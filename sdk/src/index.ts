@@ -6,8 +6,6 @@
 import type {
   ClassifyInput,
   DeletedRecord,
-  ErrorBody,
-  ErrorCode,
   ForgetAccepted,
   ForgetInput,
   ForgetJob,
@@ -17,12 +15,33 @@ import type {
   Record as MemoryRecord,
   RecordInput,
   RecordPage,
+  RecordPatch,
   RecordReceipt,
   SearchHit,
   Suggestion,
   Usage,
 } from './types.generated.js';
 import { OPERATIONS } from './types.generated.js';
+import {
+  apiError,
+  closedWhileIdle,
+  describeFailure,
+  isErrorBody,
+  MemoryApiError,
+  MemoryConnectionError,
+  MemoryTimeoutError,
+  MemoryVersionConflictError,
+  notSent,
+} from './errors.js';
+
+export {
+  MemoryApiError,
+  MemoryConnectionError,
+  MemoryError,
+  MemoryForbiddenError,
+  MemoryTimeoutError,
+  MemoryVersionConflictError,
+} from './errors.js';
 
 export { RECORD_TYPES } from './types.generated.js';
 export type {
@@ -40,6 +59,7 @@ export type {
   Record,
   RecordInput,
   RecordPage,
+  RecordPatch,
   RecordReceipt,
   RecordType,
   SearchHit,
@@ -78,46 +98,12 @@ export interface RememberOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-/** Any failure of a call. */
-export class MemoryError extends Error {
-  override name = 'MemoryError';
-}
-
-/** The service answered with an error: `code` is the API's `error` (docs/api.md), `status` the HTTP status. */
-export class MemoryApiError extends MemoryError {
-  override name = 'MemoryApiError';
-
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode | 'invalid_response',
-    message: string,
-    /** On 429 and 503: the seconds the service asked to wait. */
-    readonly retryAfter?: number,
-    /** On 500: the id to quote when reporting the problem. */
-    readonly requestId?: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * A 403: the key may not make this request. The service answers `forbidden` when the key lacks the scope
- * the call needs (`read`, `write` or `delete`; the message names it) or is bound to an agent and the call
- * names another (the message names both). It is never retried: the same key is refused again. A
- * MemoryApiError, so `instanceof MemoryApiError` catches it as well.
- */
-export class MemoryForbiddenError extends MemoryApiError {
-  override name = 'MemoryForbiddenError';
-}
-
-/** An attempt got no answer within `timeoutMs`. */
-export class MemoryTimeoutError extends MemoryError {
-  override name = 'MemoryTimeoutError';
-}
-
-/** The service could not be reached, or the connection failed before an answer came. */
-export class MemoryConnectionError extends MemoryError {
-  override name = 'MemoryConnectionError';
+export interface UpdateOptions extends CallOptions {
+  /**
+   * Makes the update conditional: it applies only while the record is at this version (as `get` answered it),
+   * sent as `If-Match: "<version>"`. Another version throws a MemoryVersionConflictError and changes nothing.
+   */
+  ifVersion?: number;
 }
 
 /** An operation of the API, by its operationId. */
@@ -138,16 +124,15 @@ interface Call {
    * failed connection is then retried only when the request cannot have reached the service.
    */
   repeatable?: boolean;
+  /**
+   * For a conditional write retried after a lost answer, whose repeat answers 412: the answer of the lost
+   * attempt when the service's state shows that it was applied, else undefined (the 412 is thrown).
+   */
+  appliedBefore?: () => Promise<unknown>;
 }
 
 /** A call as it goes out: its operation's method, and the path with its parameters and query string. */
 type Request = Omit<Call, 'operation' | 'params' | 'query'> & { method: string; path: string };
-
-/**
- * The system codes of a connection that failed before the request was sent: the name did not resolve, or
- * nothing accepted the connection. Retrying such a failure cannot carry a request out twice.
- */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
 /**
  * The errors that ask the caller to come back shortly, with a `retry_after`: the key's rate limit, and the
@@ -226,6 +211,36 @@ export class MemoryClient {
   }
 
   /**
+   * Changes the fields `patch` names (`PATCH /api/v1/record/{id}`, `memory_update`; at least one of `title`,
+   * `body`, `type`, `client`, `metadata`; `client: null` and `metadata: null` remove the field) and answers the
+   * whole record, one version more, with `updated_at` set. With `ifVersion` it applies only while the record
+   * is at that version, else it throws a MemoryVersionConflictError and changes nothing. An unknown id, or
+   * another agent's record for a key bound to an agent, throws `not_found` (404).
+   *
+   * Retries: a conditional update (`ifVersion`) is retried like a read after a failed connection, since a
+   * repeat cannot apply twice; when the lost attempt had been applied, the repeat's 412 is recognised (the
+   * record is at `ifVersion + 1` with the patch's fields) and the record answered. An update without
+   * `ifVersion` is retried only when the request never left: a repeat would count one more version.
+   */
+  async update(id: string, patch: RecordPatch, options: UpdateOptions = {}): Promise<MemoryRecord> {
+    const { ifVersion, signal } = options;
+    const path = { id: recordId(id) };
+    if (ifVersion === undefined) return this.#call({ operation: 'memory_update', params: path, body: patch, signal, repeatable: false });
+    if (!Number.isSafeInteger(ifVersion) || ifVersion < 1) throw new TypeError('MemoryClient.update: ifVersion must be an integer of 1 or more');
+    return this.#call({
+      operation: 'memory_update',
+      params: path,
+      body: patch,
+      headers: { 'If-Match': `"${ifVersion}"` },
+      signal,
+      appliedBefore: async () => {
+        const record = await this.get(id, { signal }).catch(() => null);
+        return record !== null && record.version === ifVersion + 1 && holdsPatch(record, patch) ? record : undefined;
+      },
+    });
+  }
+
+  /**
    * Deletes one record (`DELETE /api/v1/record/{id}`, `memory_delete`) and answers `{id, deleted_at}`. An id
    * that names no record of the tenant, or one already deleted, throws a MemoryApiError `not_found` (404).
    */
@@ -270,12 +285,19 @@ export class MemoryClient {
   /** One call: attempts until an answer that is not retryable, at most 1 + maxRetries of them. */
   async #call<T>(call: Call): Promise<T> {
     const request = toRequest(call);
+    // Whether an earlier attempt may have been carried out though its answer was lost.
+    let lost = false;
     for (let attempt = 0; ; attempt++) {
       try {
         return (await this.#attempt(request)) as T;
       } catch (error) {
+        if (lost && error instanceof MemoryVersionConflictError && request.appliedBefore) {
+          const earlier = await request.appliedBefore();
+          if (earlier !== undefined) return earlier as T;
+        }
         const wait = this.#retryDelay(error, attempt, request.repeatable ?? true);
         if (wait === null) throw error;
+        lost ||= error instanceof MemoryConnectionError && !notSent(error);
         await sleep(wait, request.signal);
       }
     }
@@ -342,52 +364,18 @@ export class MemoryClient {
   }
 }
 
-/** The error of an answer with an error status: a MemoryForbiddenError for every 403, else a MemoryApiError. */
-function apiError(...args: ConstructorParameters<typeof MemoryApiError>): MemoryApiError {
-  return args[0] === 403 ? new MemoryForbiddenError(...args) : new MemoryApiError(...args);
+/** Whether a record holds every field a patch sets (metadata compared as JSON, whatever the order of its keys). */
+function holdsPatch(record: MemoryRecord, patch: RecordPatch): boolean {
+  return Object.entries(patch).every(([field, value]) => value === undefined || sameJson(record[field as keyof MemoryRecord], value));
 }
 
-/**
- * What a failed fetch says, with what it hides behind "fetch failed": the innermost cause's system code
- * (ECONNREFUSED, ENOTFOUND…) or, without one, its message. Duck-typed: fetch's errors may come from another
- * realm than this module's Error.
- */
-function describeFailure(error: unknown): string {
-  const message = (error as { message?: unknown } | null)?.message;
-  let cause: string | undefined;
-  for (const e of causeChain(error)) {
-    const { code, message: inner } = e as { code?: unknown; message?: unknown };
-    if (typeof code === 'string') cause = code;
-    else if (e !== error && typeof inner === 'string') cause = inner;
-  }
-  const text = typeof message === 'string' ? message : String(error);
-  return cause && !text.includes(cause) ? `${text}: ${cause}` : text;
-}
-
-/** An error and the causes it wraps, outermost first (each an object; the walk ends at the first that is not). */
-function* causeChain(error: unknown): Generator<object> {
-  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) yield e;
-}
-
-/**
- * Whether a fetch failed because the service closed a connection that had already carried answers (undici's
- * "other side closed" on a socket that had read bytes before): a kept-alive connection closed while idle.
- */
-function closedWhileIdle(error: unknown): boolean {
-  for (const e of causeChain(error)) {
-    const { code, socket } = e as { code?: unknown; socket?: { bytesRead?: unknown } };
-    if (code === 'UND_ERR_SOCKET') return typeof socket?.bytesRead === 'number' && socket.bytesRead > 0;
-  }
-  return false;
-}
-
-/** True when a failed connection says that the request never left: no address, or the connection refused. */
-function notSent(error: MemoryConnectionError): boolean {
-  for (const e of causeChain(error.cause)) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
-  }
-  return false;
+/** Deep equality of two JSON values; objects are equal when they have the same keys with equal values. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const aKeys = Object.keys(a);
+  const bValues = b as { [key: string]: unknown };
+  return aKeys.length === Object.keys(b).length && aKeys.every((key) => Object.hasOwn(b, key) && sameJson((a as { [key: string]: unknown })[key], bValues[key]));
 }
 
 /** The HTTP request of a call: its operation's method, and its path with the parameters and query string filled in. */
@@ -408,10 +396,6 @@ function queryString(query: object): string {
 function recordId(id: string): string {
   if (id === '') throw new TypeError('MemoryClient: a record id must not be empty');
   return id;
-}
-
-function isErrorBody(value: unknown): value is ErrorBody {
-  return typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string' && typeof (value as ErrorBody).message === 'string';
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */

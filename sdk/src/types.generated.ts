@@ -37,139 +37,34 @@ export interface RecordInput {
    *
    * @maxItems 20
    */
-  supersedes?:
-    | []
-    | [string]
-    | [string, string]
-    | [string, string, string]
-    | [string, string, string, string]
-    | [string, string, string, string, string]
-    | [string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ];
+  supersedes?: string[];
+}
+/**
+ * The fields to change (at least one); those not sent stay as they are.
+ */
+export interface RecordPatch {
+  /**
+   * A short statement of what the record says, in plain English, with the words someone would search for. The title is the main search signal: a match in the title weighs 4 times a match in the body. At most 2048 characters.
+   */
+  title?: string;
+  /**
+   * The details: context, reasons, names, numbers. Searched too. At most 65536 bytes in UTF-8.
+   */
+  body?: string;
+  /**
+   * The kind of record. fact: what is true about the user, their setup or their world: preferences and context ("The user prefers dark mode"); decision: a choice that was made, ideally with its reason ("We chose PostgreSQL over MongoDB for billing"); exchange: a conversation turn: what was asked or said, and what was answered; deliverable: something produced and handed over: a report, a draft, code, a plan; open_item: a follow-up still to do: pending, blocked or promised ("Send Acme the revised quote by Friday"); signal: a behavioural indicator: a pattern in what someone does or feels, and what it may mean.
+   */
+  type?: "fact" | "decision" | "exchange" | "deliverable" | "open_item" | "signal";
+  /**
+   * The customer, project or user the record is about; null removes it.
+   */
+  client?: string | null;
+  /**
+   * The JSON object kept with the record, replaced whole; null removes it.
+   */
+  metadata?: {
+    [k: string]: unknown;
+  } | null;
 }
 /**
  * A search: free text and filters, all optional.

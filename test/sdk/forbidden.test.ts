@@ -74,6 +74,23 @@ describe('MemoryForbiddenError: a key that may not make the call', () => {
     await expect(client.get(id)).resolves.toMatchObject({ id });
   });
 
+  test("updates: a read-only key is forbidden, naming the write scope; a key bound to agent a finds b's records as unknown, to update or supersede", async () => {
+    const { id: ofA } = await full.remember(note('Agent a notes the gate code 1234', 'a'));
+    const { id: ofB } = await full.remember(note('Agent b notes the gate code 5678', 'b'));
+    const reader = await clientWith({ scopes: ['read'] });
+    expectForbidden(await failureOf(reader.client.update(ofA, { title: 'A reader edits this' })), /\bwrite scope\b/);
+    expect(reader.statuses).toEqual([403]);
+
+    const { client, statuses } = await clientWith({ agentId: 'a' });
+    const other = await failureOf(client.update(ofB, { title: 'Agent a edits b' }));
+    expect(other).not.toBeInstanceOf(MemoryForbiddenError);
+    expect(other).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await failureOf(client.remember({ ...note('Agent a replaces b', 'a'), supersedes: [ofB] }))).toMatchObject({ status: 404, code: 'not_found', message: expect.stringContaining(ofB) });
+    await expect(client.update(ofA, { title: 'Agent a notes the gate code 4321' })).resolves.toMatchObject({ id: ofA, version: 2 });
+    expect(statuses).toEqual([404, 404, 200]);
+    await expect(full.get(ofB)).resolves.toMatchObject({ title: 'Agent b notes the gate code 5678', version: 1, superseded_by: null });
+  });
+
   test('every 403 is a MemoryForbiddenError, whatever its body; other errors are not', async () => {
     const answering = (status: number, body: string): typeof fetch => async () =>
       new Response(body, { status, headers: { 'Content-Type': 'application/json' } });

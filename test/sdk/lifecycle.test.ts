@@ -47,7 +47,7 @@ describe('the record lifecycle through the SDK', () => {
     const input = note('The user prefers tea to coffee', { client: 'acme', metadata: { source: 'sdk' } });
     const receipt = await client.remember(input);
     const record = await client.get(receipt.id);
-    expect(recordSchema.parse(record)).toEqual({ ...input, id: receipt.id, created_at: receipt.created_at, classification: record.classification });
+    expect(recordSchema.parse(record)).toEqual({ ...input, id: receipt.id, created_at: receipt.created_at, classification: record.classification, version: 1, updated_at: null, superseded_by: null });
 
     const other = await freshClient();
     for (const [sdk, id] of [[client, UNKNOWN_ID], [client, 'not-an-id'], [client, 'a/b?c'], [other, receipt.id]] as const) {
