@@ -14,7 +14,8 @@ import { OPENAPI_FILE } from './openapi.js';
 export const PYTHON_TYPES_FILE = fileURLToPath(new URL('../python/src/agent_memory/types.py', import.meta.url));
 
 interface Schema {
-  type?: string;
+  /** One JSON type, or several: `["string", "null"]` is an optional string. */
+  type?: string | string[];
   enum?: string[];
   anyOf?: Schema[];
   $ref?: string;
@@ -50,6 +51,11 @@ export function pythonTypesSource(openApi: OpenApi = JSON.parse(readFileSync(OPE
       const options = schema.anyOf.filter((s) => s.type !== 'null');
       const inner = options.length === 1 ? annotation(options[0]!, nestedName) : `Union[${options.map((s) => annotation(s, nestedName)).join(', ')}]`;
       return options.length < schema.anyOf.length ? `Optional[${inner}]` : inner;
+    }
+    if (Array.isArray(schema.type)) {
+      const types = schema.type.filter((t) => t !== 'null');
+      const inner = types.length === 1 ? annotation({ ...schema, type: types[0] }, nestedName) : 'Any';
+      return types.length < schema.type.length && inner !== 'Any' ? `Optional[${inner}]` : inner;
     }
     if (schema.enum) return JSON.stringify(schema.enum) === RECORD_TYPE_KEY ? 'RecordType' : `Literal[${schema.enum.map((v) => JSON.stringify(v)).join(', ')}]`;
     switch (schema.type) {

@@ -5,7 +5,7 @@ accept and never answer, or answer too slowly."""
 import socket
 import threading
 import time
-from typing import List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 
 def _read_message(sock: socket.socket) -> bytes:
@@ -66,21 +66,28 @@ class _Server:
 
 class LosingProxy(_Server):
     """Forwards each request to ``upstream`` (host, port) on its own connection; the first ``lose`` answers
-    are dropped after the service has sent them. ``requests`` holds every request head that went through."""
+    are dropped after the service has sent them, and ``after_loss`` (if given) runs before the client's
+    connection is closed. ``requests`` holds every request head that went through, ``bodies`` their bodies."""
 
-    def __init__(self, upstream: Tuple[str, int], lose: int = 1) -> None:
+    def __init__(self, upstream: Tuple[str, int], lose: int = 1, after_loss: Optional[Callable[[], object]] = None) -> None:
         self._upstream = upstream
         self._lose = lose
+        self._after_loss = after_loss
         self.requests: List[bytes] = []
+        self.bodies: List[bytes] = []
         super().__init__()
 
     def _handle(self, client: socket.socket, request: bytes) -> None:
-        self.requests.append(request.partition(b"\r\n\r\n")[0])
+        head, _, body = request.partition(b"\r\n\r\n")
+        self.requests.append(head)
+        self.bodies.append(body)
         with socket.create_connection(self._upstream) as upstream:
             upstream.sendall(request)
             answer = _read_message(upstream)
         if self._lose > 0:
             self._lose -= 1
+            if self._after_loss is not None:
+                self._after_loss()
             return  # the service answered; the client never hears it
         client.sendall(answer)
 

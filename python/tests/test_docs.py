@@ -37,6 +37,14 @@ class Docs(unittest.TestCase):
         self.assertIn("{'used': 1, 'quota': 100000, 'remaining': 99999}", out)
         self.assertIn("{'matched': 1, 'deleted': 0, 'dry_run': True}", out)
 
+    def test_the_correcting_memory_example_runs_as_written(self) -> None:
+        tenant = shared_server().new_tenant()
+        out = self.run_python("-c", readme_block("Correcting memory"), api_key=tenant["api_key"])
+        self.assertEqual(
+            out.splitlines(),
+            ["2 The guest wifi password is orange24", "changed since it was read: now version 2", "['User switched to light mode']", "2", "True"],
+        )
+
     def test_the_asyncio_example_runs_as_written(self) -> None:
         tenant = shared_server().new_tenant()
         out = self.run_python("-c", readme_block("asyncio"), api_key=tenant["api_key"])

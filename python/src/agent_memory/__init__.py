@@ -1,5 +1,5 @@
 """The Python client of the agent memory service: store what an agent learns, find it again with English
-full-text search, read back, page through and forget. No dependencies: the standard library only.
+full-text search, read back, correct, page through and forget. No dependencies: the standard library only.
 
     from agent_memory import MemoryClient
 
@@ -11,13 +11,14 @@ full-text search, read back, page through and forget. No dependencies: the stand
 
 from .async_client import AsyncMemoryClient
 from .client import VERSION as __version__
-from .client import DateLike, MemoryClient
+from .client import UNCHANGED, DateLike, MemoryClient, Unchanged
 from .errors import (
     AgentMemoryError,
     MemoryApiError,
     MemoryConnectionError,
     MemoryForbiddenError,
     MemoryTimeoutError,
+    MemoryVersionConflictError,
 )
 from .types import RecordType
 
@@ -27,9 +28,12 @@ __all__ = [
     "AgentMemoryError",
     "MemoryApiError",
     "MemoryForbiddenError",
+    "MemoryVersionConflictError",
     "MemoryTimeoutError",
     "MemoryConnectionError",
     "DateLike",
+    "UNCHANGED",
+    "Unchanged",
     "RecordType",
     "__version__",
 ]

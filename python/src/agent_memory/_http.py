@@ -11,7 +11,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import SplitResult
 
-from .errors import MemoryApiError, MemoryConnectionError, MemoryForbiddenError, MemoryTimeoutError
+from .errors import MemoryApiError, MemoryConnectionError, MemoryForbiddenError, MemoryTimeoutError, MemoryVersionConflictError
 
 
 class Connections:
@@ -84,7 +84,7 @@ def exchange(
     repeatable: bool = True,
 ) -> Any:
     """Sends one request and answers its JSON body, or raises: MemoryApiError (MemoryForbiddenError for a
-    403) for an error status, MemoryTimeoutError when the whole exchange took longer than ``timeout``
+    403, MemoryVersionConflictError for a 412) for an error status, MemoryTimeoutError when the whole exchange took longer than ``timeout``
     seconds, MemoryConnectionError when the connection failed (``sent`` False when it was refused).
 
     A kept-alive connection that the service closed just as the request went out (its idle timeout, say)
@@ -188,7 +188,7 @@ def _answer(where: str, status: int, headers: http.client.HTTPMessage, text: byt
     code, message, retry_after, request_id = _error_fields(value, headers)
     if code is None:
         raise MemoryApiError(status, "invalid_response", f"{where} answered {status} without an error code", retry_after, request_id)
-    error_class = MemoryForbiddenError if status == 403 else MemoryApiError
+    error_class = {403: MemoryForbiddenError, 412: MemoryVersionConflictError}.get(status, MemoryApiError)
     raise error_class(status, code, message, retry_after, request_id)
 
 

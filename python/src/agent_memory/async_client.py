@@ -4,7 +4,7 @@ import asyncio
 import functools
 from typing import Any, AsyncIterator, Callable, List, Mapping, Optional, Sequence, TypeVar, Union
 
-from .client import DateLike, MemoryClient
+from .client import UNCHANGED, DateLike, MemoryClient, Unchanged
 from .types import (
     DeletedRecord,
     ForgetAccepted,
@@ -70,11 +70,20 @@ class AsyncMemoryClient:
         body: str,
         client: Optional[str] = None,
         metadata: Optional[Mapping[str, Any]] = None,
+        supersedes: Optional[Sequence[str]] = None,
         idempotency_key: Optional[str] = None,
     ) -> RecordReceipt:
         """MemoryClient.remember."""
         return await self._run(
-            self._sync.remember, agent_id=agent_id, type=type, title=title, body=body, client=client, metadata=metadata, idempotency_key=idempotency_key
+            self._sync.remember,
+            agent_id=agent_id,
+            type=type,
+            title=title,
+            body=body,
+            client=client,
+            metadata=metadata,
+            supersedes=supersedes,
+            idempotency_key=idempotency_key,
         )
 
     async def recall(
@@ -86,9 +95,10 @@ class AsyncMemoryClient:
         client: Optional[str] = None,
         since: Optional[DateLike] = None,
         limit: int = 20,
+        include_superseded: bool = False,
     ) -> List[SearchHit]:
         """MemoryClient.recall."""
-        return await self._run(self._sync.recall, q, agent_id=agent_id, type=type, client=client, since=since, limit=limit)
+        return await self._run(self._sync.recall, q, agent_id=agent_id, type=type, client=client, since=since, limit=limit, include_superseded=include_superseded)
 
     async def classify(self, *, title: str, body: str) -> Suggestion:
         """MemoryClient.classify."""
@@ -97,6 +107,20 @@ class AsyncMemoryClient:
     async def get(self, id: str) -> Record:
         """MemoryClient.get."""
         return await self._run(self._sync.get, id)
+
+    async def update(
+        self,
+        id: str,
+        *,
+        title: Union[str, Unchanged] = UNCHANGED,
+        body: Union[str, Unchanged] = UNCHANGED,
+        type: Union[RecordType, Unchanged] = UNCHANGED,
+        client: Union[str, None, Unchanged] = UNCHANGED,
+        metadata: Union[Mapping[str, Any], None, Unchanged] = UNCHANGED,
+        if_version: Optional[int] = None,
+    ) -> Record:
+        """MemoryClient.update."""
+        return await self._run(self._sync.update, id, title=title, body=body, type=type, client=client, metadata=metadata, if_version=if_version)
 
     async def list(
         self,
@@ -109,10 +133,13 @@ class AsyncMemoryClient:
         order: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        include_superseded: bool = False,
     ) -> AsyncIterator[Record]:
         """MemoryClient.list, as an async iterator: ``async for record in memory.list(): ...``."""
         while True:
-            page = await self.list_page(agent_id=agent_id, type=type, client=client, since=since, until=until, order=order, limit=limit, cursor=cursor)
+            page = await self.list_page(
+                agent_id=agent_id, type=type, client=client, since=since, until=until, order=order, limit=limit, cursor=cursor, include_superseded=include_superseded
+            )
             for record in page["records"]:
                 yield record
             if page["next_cursor"] is None:
@@ -130,9 +157,21 @@ class AsyncMemoryClient:
         order: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        include_superseded: bool = False,
     ) -> RecordPage:
         """MemoryClient.list_page."""
-        return await self._run(self._sync.list_page, agent_id=agent_id, type=type, client=client, since=since, until=until, order=order, limit=limit, cursor=cursor)
+        return await self._run(
+            self._sync.list_page,
+            agent_id=agent_id,
+            type=type,
+            client=client,
+            since=since,
+            until=until,
+            order=order,
+            limit=limit,
+            cursor=cursor,
+            include_superseded=include_superseded,
+        )
 
     async def delete(self, id: str) -> DeletedRecord:
         """MemoryClient.delete."""

@@ -1,16 +1,16 @@
 """MemoryClient: the blocking client of the agent memory service."""
 
-import datetime
 import json
 import re
 import time
 import uuid
 import weakref
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
-from urllib.parse import quote, urlencode, urlsplit
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from urllib.parse import urlsplit
 
 from . import _http
-from .errors import MemoryApiError, MemoryConnectionError
+from ._encoding import UNCHANGED, DateLike, Unchanged, date_param, query_string, segment
+from .errors import AgentMemoryError, MemoryApiError, MemoryConnectionError, MemoryVersionConflictError
 from .types import (
     OPERATIONS,
     DeletedRecord,
@@ -26,13 +26,10 @@ from .types import (
     Usage,
 )
 
-__all__ = ["MemoryClient", "DateLike"]
+__all__ = ["MemoryClient", "DateLike", "UNCHANGED", "Unchanged"]
 
 VERSION = "0.1.0"
 
-#: A date for ``since``, ``until`` and ``before``: ``YYYY-MM-DD`` or an ISO 8601 date-time as the API takes
-#: them, a ``datetime.date`` (that day, 00:00 UTC) or a timezone-aware ``datetime.datetime``.
-DateLike = Union[str, datetime.date, datetime.datetime]
 
 #: The errors that ask the caller to come back shortly: the key's rate limit, and the two 503s of a search
 #: that met a busy service. Neither changed anything, so repeating the call is safe. Never the monthly quotas.
@@ -105,16 +102,26 @@ class MemoryClient:
         body: str,
         client: Optional[str] = None,
         metadata: Optional[Mapping[str, Any]] = None,
+        supersedes: Optional[Sequence[str]] = None,
         idempotency_key: Optional[str] = None,
     ) -> RecordReceipt:
         """Stores a record (``POST /api/v1/record``) and answers its receipt: ``id``, ``created_at``,
         ``tenant_id``. Each call sends an idempotency key (its own, unless one is given) and reuses it for its
-        retries, so a retry after a lost answer never stores the record twice."""
+        retries, so a retry after a lost answer never stores the record twice.
+
+        ``supersedes`` names up to 20 records this one replaces (a newer fact: "User switched to light mode"
+        replacing "User prefers dark mode"): they get ``superseded_by`` set to the new id in the same atomic
+        step, and search and listing leave them out unless ``include_superseded=True``. An id this key could
+        not ``get`` raises MemoryApiError ``not_found`` (404), naming it, and nothing is stored."""
         record: Dict[str, Any] = {"agent_id": agent_id, "type": type, "title": title, "body": body}
         if client is not None:
             record["client"] = client
         if metadata is not None:
             record["metadata"] = dict(metadata)
+        if supersedes is not None:
+            if isinstance(supersedes, str):
+                raise TypeError("MemoryClient.remember: supersedes must be a list of ids, not one string")
+            record["supersedes"] = [*supersedes]
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         return self._call("memory_remember", body=record, headers={"Idempotency-Key": key})
 
@@ -127,10 +134,12 @@ class MemoryClient:
         client: Optional[str] = None,
         since: Optional[DateLike] = None,
         limit: int = 20,
+        include_superseded: bool = False,
     ) -> List[SearchHit]:
         """Searches the tenant's records (``GET /api/v1/query``), best first: a question in plain English or a
-        few words. Without ``q`` the newest records come first. Each hit has the record's fields and ``rank``."""
-        query = {"q": q, "agent_id": agent_id, "type": type, "client": client, "since": _date(since), "limit": limit}
+        few words. Without ``q`` the newest records come first. Each hit has the record's fields and ``rank``.
+        Superseded records are left out unless ``include_superseded=True``."""
+        query = {"q": q, "agent_id": agent_id, "type": type, "client": client, "since": date_param(since), "limit": limit, "include_superseded": include_superseded or None}
         return self._call("memory_recall", query=query)
 
     def classify(self, *, title: str, body: str) -> Suggestion:
@@ -138,9 +147,57 @@ class MemoryClient:
         return self._call("memory_classify", body={"title": title, "body": body})
 
     def get(self, id: str) -> Record:
-        """One record by id (``GET /api/v1/record/{id}``). An id that is unknown, malformed, deleted or another
-        tenant's raises MemoryApiError with status 404 and code ``not_found``."""
+        """One record by id (``GET /api/v1/record/{id}``), superseded or not (``superseded_by`` names its
+        successor). An id that is unknown, malformed, deleted or another tenant's raises MemoryApiError with
+        status 404 and code ``not_found``."""
         return self._call("memory_get", params={"id": id})
+
+    def update(
+        self,
+        id: str,
+        *,
+        title: Union[str, Unchanged] = UNCHANGED,
+        body: Union[str, Unchanged] = UNCHANGED,
+        type: Union[RecordType, Unchanged] = UNCHANGED,
+        client: Union[str, None, Unchanged] = UNCHANGED,
+        metadata: Union[Mapping[str, Any], None, Unchanged] = UNCHANGED,
+        if_version: Optional[int] = None,
+    ) -> Record:
+        """Changes the fields given (``PATCH /api/v1/record/{id}``; at least one) and answers the whole record,
+        one ``version`` more, with ``updated_at`` set. Fields not given stay as they are; ``client=None`` and
+        ``metadata=None`` remove the field. For the same fact corrected or refined (a typo, a wrong value); a
+        new fact that replaces an old one is ``remember(..., supersedes=[old_id])``, which keeps the history.
+
+        ``if_version`` makes it conditional: it applies only while the record is at that version (as ``get``
+        answered it), else MemoryVersionConflictError (412) and nothing changes. An unknown id, or another
+        agent's record for a key bound to an agent, raises MemoryApiError ``not_found``.
+
+        Retries: a conditional update is repeated after a lost answer, since a repeat cannot apply twice; when
+        the lost attempt had been applied, the repeat's 412 is recognised (the record is at ``if_version + 1``
+        with the fields given) and the record answered. An update without ``if_version`` is repeated only when
+        the request never left: a repeat would count one more version."""
+        fields: Dict[str, Any] = {"title": title, "body": body, "type": type, "client": client, "metadata": metadata}
+        patch = {name: dict(value) if name == "metadata" and value is not None else value for name, value in fields.items() if value is not UNCHANGED}
+        if if_version is None:
+            return self._call("memory_update", params={"id": id}, body=patch, repeatable=False)
+        if isinstance(if_version, bool) or not isinstance(if_version, int) or if_version < 1:
+            raise ValueError(f"MemoryClient.update: if_version must be an integer of 1 or more, not {if_version!r}")
+        return self._call(
+            "memory_update",
+            params={"id": id},
+            body=patch,
+            headers={"If-Match": f'"{if_version}"'},
+            applied_before=lambda: self._applied(id, if_version, patch),
+        )
+
+    def _applied(self, id: str, if_version: int, patch: Mapping[str, Any]) -> Optional[Record]:
+        """The record when it shows that a lost update was applied: one version on, with the patch's fields."""
+        try:
+            record = self.get(id)
+        except AgentMemoryError:
+            return None
+        holds = all(record.get(name) == value for name, value in patch.items())
+        return record if record["version"] == if_version + 1 and holds else None
 
     def list(
         self,
@@ -153,13 +210,16 @@ class MemoryClient:
         order: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        include_superseded: bool = False,
     ) -> Iterator[Record]:
         """Every record the filters keep, newest first (``order="asc"``: oldest first): an iterator that
         fetches page after page (``GET /api/v1/record``) as it is read, holding one page at a time. ``limit``
-        is the page size (1 to 100, default 20); ``cursor`` starts after that page. A failure is raised from
-        the loop that reads it."""
+        is the page size (1 to 100, default 20); ``cursor`` starts after that page. Superseded records are left
+        out unless ``include_superseded=True``. A failure is raised from the loop that reads it."""
         while True:
-            page = self.list_page(agent_id=agent_id, type=type, client=client, since=since, until=until, order=order, limit=limit, cursor=cursor)
+            page = self.list_page(
+                agent_id=agent_id, type=type, client=client, since=since, until=until, order=order, limit=limit, cursor=cursor, include_superseded=include_superseded
+            )
             yield from page["records"]
             if page["next_cursor"] is None:
                 return
@@ -176,10 +236,21 @@ class MemoryClient:
         order: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        include_superseded: bool = False,
     ) -> RecordPage:
         """One page of the listing: ``{"records": [...], "next_cursor": ...}``. For the next page pass
         ``next_cursor`` as ``cursor`` with the same filters; it is None on the last page."""
-        query = {"agent_id": agent_id, "type": type, "client": client, "since": _date(since), "until": _date(until), "order": order, "limit": limit, "cursor": cursor}
+        query = {
+            "agent_id": agent_id,
+            "type": type,
+            "client": client,
+            "since": date_param(since),
+            "until": date_param(until),
+            "include_superseded": include_superseded or None,
+            "order": order,
+            "limit": limit,
+            "cursor": cursor,
+        }
         return self._call("memory_list", query=query)
 
     def delete(self, id: str) -> DeletedRecord:
@@ -201,7 +272,7 @@ class MemoryClient:
         or with ``dry_run=True`` only counts them. Answers ``{"matched", "deleted", "dry_run"}``, or
         ``{"job_id", "matched"}`` when the service runs the forget as a job (on AWS, a large one): the matched
         records are hidden at once, and ``forget_status(job_id)`` follows the job."""
-        selectors: Dict[str, Any] = {"agent_id": agent_id, "client": client, "type": type, "before": _date(before), "ids": None if ids is None else [*ids]}
+        selectors: Dict[str, Any] = {"agent_id": agent_id, "client": client, "type": type, "before": date_param(before), "ids": None if ids is None else [*ids]}
         request = {name: value for name, value in selectors.items() if value is not None}
         if dry_run:
             request["dry_run"] = True
@@ -229,12 +300,15 @@ class MemoryClient:
         body: Any = None,
         headers: Optional[Mapping[str, str]] = None,
         repeatable: bool = True,
+        applied_before: Optional[Callable[[], Any]] = None,
     ) -> Any:
         """One call of an operation (by its operationId): attempts until an answer that is not retried, at most
-        1 + max_retries of them. ``params`` fills the path's ``{name}`` parameters, each as one segment."""
+        1 + max_retries of them. ``params`` fills the path's ``{name}`` parameters, each as one segment.
+        ``applied_before``, for a conditional write: when a repeat after a lost answer is a 412, it answers
+        what the lost attempt made if the service shows it was applied, else None (the 412 is raised)."""
         method, path = OPERATIONS[operation]
-        path = re.sub(r"\{(\w+)\}", lambda match: _segment((params or {}).get(match.group(1), "")), path)
-        target = self._prefix + path + _query_string(query or {})
+        path = re.sub(r"\{(\w+)\}", lambda match: segment((params or {}).get(match.group(1), "")), path)
+        target = self._prefix + path + query_string(query or {})
         request_headers = {
             "Authorization": f"Bearer {self._api_key}",
             "Accept": "application/json",
@@ -246,13 +320,20 @@ class MemoryClient:
             data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
             request_headers["Content-Type"] = "application/json"
         attempt = 0
+        # Whether an earlier attempt may have been carried out though its answer was lost.
+        lost = False
         while True:
             try:
                 return _http.exchange(self._connections, method, target, request_headers, data, self.timeout, repeatable)
             except (MemoryApiError, MemoryConnectionError) as error:
+                if lost and applied_before is not None and isinstance(error, MemoryVersionConflictError):
+                    earlier = applied_before()
+                    if earlier is not None:
+                        return earlier
                 wait = self._retry_delay(error, attempt, repeatable)
                 if wait is None:
                     raise
+                lost = lost or (isinstance(error, MemoryConnectionError) and error.sent)
             time.sleep(wait)
             attempt += 1
 
@@ -273,30 +354,3 @@ class MemoryClient:
             return min(0.1 * 2**attempt, 2.0)
         return None
 
-
-def _query_string(query: Mapping[str, Any]) -> str:
-    """The query string of the parameters that are set, or nothing."""
-    pairs = [(name, str(value)) for name, value in query.items() if value is not None]
-    return "?" + urlencode(pairs, quote_via=quote) if pairs else ""
-
-
-def _segment(value: str) -> str:
-    """An id as one path segment; an empty one would name another route, so it is refused here."""
-    if not isinstance(value, str) or value == "":
-        raise ValueError("MemoryClient: an id must be a non-empty string")
-    return quote(value, safe="")
-
-
-def _date(value: Optional[DateLike]) -> Optional[str]:
-    """A date for the API: strings as given; a date as YYYY-MM-DD; an aware datetime in UTC, to the millisecond."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, datetime.datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise ValueError("MemoryClient: a datetime needs a timezone (e.g. datetime.timezone.utc); the API counts in UTC")
-        utc = value.astimezone(datetime.timezone.utc)
-        # isoformat, not strftime: %Y writes a year before 1000 with fewer than four digits ("1-01-01").
-        return utc.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    raise TypeError(f"MemoryClient: a date must be a str, date or datetime, not {type(value).__name__}")

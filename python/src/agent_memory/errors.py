@@ -6,6 +6,7 @@ __all__ = [
     "AgentMemoryError",
     "MemoryApiError",
     "MemoryForbiddenError",
+    "MemoryVersionConflictError",
     "MemoryTimeoutError",
     "MemoryConnectionError",
 ]
@@ -38,6 +39,12 @@ class MemoryApiError(AgentMemoryError):
 class MemoryForbiddenError(MemoryApiError):
     """A 403 ``forbidden``: the key is valid but may not do this (a missing scope, or another agent than the
     one the key is bound to). The message names which."""
+
+
+class MemoryVersionConflictError(MemoryApiError):
+    """A 412 ``version_conflict``: an update with ``if_version`` found the record at another version, because
+    something changed it since it was read. Nothing changed. Read the record again (``get``), decide, and
+    update with its new version. It is never retried."""
 
 
 class MemoryTimeoutError(AgentMemoryError, TimeoutError):

@@ -102,7 +102,7 @@ class SearchHit(TypedDict):
     type: RecordType
     title: str
     body: str
-    client: Any
+    client: Optional[str]
     #: ISO 8601, UTC, milliseconds.
     created_at: str
     metadata: Optional[Dict[str, Any]]
@@ -115,7 +115,7 @@ class SearchHit(TypedDict):
     #: When the record was last updated; null until its first update.
     updated_at: Optional[str]
     #: The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
-    superseded_by: Any
+    superseded_by: Optional[str]
 
 
 SearchResults = List[SearchHit]
@@ -129,7 +129,7 @@ class Record(TypedDict):
     type: RecordType
     title: str
     body: str
-    client: Any
+    client: Optional[str]
     #: ISO 8601, UTC, milliseconds.
     created_at: str
     metadata: Optional[Dict[str, Any]]
@@ -140,7 +140,7 @@ class Record(TypedDict):
     #: When the record was last updated; null until its first update.
     updated_at: Optional[str]
     #: The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
-    superseded_by: Any
+    superseded_by: Optional[str]
 
 
 class RecordPage(TypedDict):
@@ -148,7 +148,7 @@ class RecordPage(TypedDict):
 
     records: List[Record]
     #: Pass it as `cursor` for the next page; null on the last page.
-    next_cursor: Any
+    next_cursor: Optional[str]
 
 
 class DeletedRecord(TypedDict):
@@ -223,9 +223,9 @@ class UsageKey(TypedDict):
     #: What the key may do: read, write, delete.
     scopes: List[Literal["read", "write", "delete"]]
     #: The agent the key is bound to, or null.
-    agent_id: Any
+    agent_id: Optional[str]
     #: When the key stops working (ISO 8601), or null.
-    expires_at: Any
+    expires_at: Optional[str]
 
 
 class Usage(TypedDict):
