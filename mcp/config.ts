@@ -9,7 +9,7 @@ export type McpTransportConfig = { kind: 'stdio' } | { kind: 'http'; host: strin
 export const MCP_HELP = `Usage: npm run --silent mcp [-- --http [--port N] [--host H]]
 
 The MCP server of the memory service, with the tools memory_remember, memory_recall, memory_classify,
-memory_get, memory_list, memory_forget and memory_usage.
+memory_get, memory_update, memory_list, memory_forget and memory_usage.
 
   (no option)   serve MCP over stdio: for Claude Desktop, Cursor and other clients that start the server
   --http        serve MCP over Streamable HTTP at http://<host>:<port>/mcp instead (stateless)

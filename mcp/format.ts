@@ -7,6 +7,7 @@ import {
   type MemoryRecord,
   type RecallQuery,
   type RecordPage,
+  type RecordPatch,
   type RecordReceipt,
   type SearchHit,
   type Suggestion,
@@ -47,13 +48,17 @@ function describeArgs<T extends object>(args: T, names: readonly (keyof T & stri
 }
 
 /** The filters of a search, as a model would have written them. */
-const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'limit']);
+const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'include_superseded', 'limit']);
 
 /** The filters of a listing (its cursor is long and says nothing to a reader, so it is left out). */
-const describeListing = (query: ListQuery) => describeArgs(query, ['agent_id', 'type', 'client', 'since', 'until', 'order', 'limit']);
+const describeListing = (query: ListQuery) => describeArgs(query, ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'order', 'limit']);
 
-/** The line of facts under a record's title: type, rank (when there is one), creation time, agent, client, id. */
-function factsLine(record: MemoryRecord, rank?: number): string {
+/**
+ * The line of facts under a record's title: type, rank (when there is one), creation time, agent, client,
+ * id; then its version and last update (in a list only once it was updated, so that a list of records as
+ * written stays short), and the record that superseded it, if one did.
+ */
+function factsLine(record: MemoryRecord, rank?: number, versionAlways = false): string {
   const facts = [
     `type: ${record.type}`,
     ...(rank === undefined ? [] : [`rank: ${Number(rank.toPrecision(2))}`]),
@@ -61,6 +66,9 @@ function factsLine(record: MemoryRecord, rank?: number): string {
     `agent: ${record.agent_id}`,
     ...(record.client === null ? [] : [`client: ${record.client}`]),
     `id: ${record.id}`,
+    ...(versionAlways || record.version > 1 ? [`version: ${record.version}`] : []),
+    ...(record.updated_at === null ? [] : [`updated: ${record.updated_at}`]),
+    ...(record.superseded_by === null ? [] : [`superseded by: ${record.superseded_by}`]),
   ];
   return facts.join(' | ');
 }
@@ -88,7 +96,7 @@ export function recallText(hits: SearchHit[], query: RecallQuery): string {
 
 /** One record in full, as memory_get answers it: the model asked for this one, so nothing is cut. */
 export function recordText(record: MemoryRecord): string {
-  const lines = [record.title, factsLine(record), '', record.body];
+  const lines = [record.title, factsLine(record, undefined, true), '', record.body];
   if (record.metadata !== null) lines.push('', `metadata: ${JSON.stringify(record.metadata)}`);
   if (record.classification !== null) {
     const c = record.classification;
@@ -165,9 +173,24 @@ export function describeSelectors(selectors: { agent_id?: string; client?: strin
   return described === 'no filters' ? idText : `${described}, ${idText}`;
 }
 
-/** The receipt of a write. */
-export function receiptText(receipt: RecordReceipt, record: { type: string; title: string }): string {
-  return `Stored the ${record.type} "${record.title}" as record ${receipt.id} (created ${receipt.created_at}).`;
+/** The receipt of a write, and what it superseded. */
+export function receiptText(receipt: RecordReceipt, record: { type: string; title: string; supersedes?: readonly string[] | undefined }): string {
+  const stored = `Stored the ${record.type} "${record.title}" as record ${receipt.id} (created ${receipt.created_at}).`;
+  const superseded = [...new Set(record.supersedes ?? [])];
+  if (superseded.length === 0) return stored;
+  const which = superseded.length === 1 ? `record ${superseded[0]}` : `${superseded.length} records (${superseded.join(', ')})`;
+  return `${stored} It supersedes ${which}: searches and listings leave ${superseded.length === 1 ? 'it' : 'them'} out from now on, and memory_get still reads ${superseded.length === 1 ? 'it' : 'them'}.`;
+}
+
+/** What an update changed, and the record's version now. */
+export function updateText(record: MemoryRecord, patch: RecordPatch): string {
+  const changes = Object.entries(patch)
+    .filter(([, value]) => value !== undefined)
+    .map(([field, value]) => (value === null ? `${field} removed` : `${field} changed`));
+  return (
+    `Updated the ${record.type} "${record.title}" (record ${record.id}): ${changes.join(', ')}. ` +
+    `It is now version ${record.version} (updated ${record.updated_at ?? 'now'}); searches find its new text from now on.`
+  );
 }
 
 /** A type suggestion, with every type's score, highest first. */
@@ -202,16 +225,16 @@ export function usageText(usage: Usage): string {
 export const ERROR_META_KEY = 'agent-memory/error';
 
 /**
- * A tool error a model can read and act on: `isError`, the text `<code>: <message>`, and the same as data
- * under `_meta`. Not as `structuredContent`: a client checks that against the tool's output schema, which
- * describes a success.
+ * A tool error a model can read and act on: `isError`, the text `<code>: <message>` (then what to do about
+ * it, when the tool has a hint for that code), and the error as data under `_meta`. Not as
+ * `structuredContent`: a client checks that against the tool's output schema, which describes a success.
  */
-export function toolError(body: ErrorJson): CallToolResult {
+export function toolError(body: ErrorJson, hint?: string): CallToolResult {
   const wait = body.retry_after === undefined ? '' : ` (retry after ${body.retry_after} s)`;
   const quote = body.request_id === undefined ? '' : ` (request id ${body.request_id})`;
   return {
     isError: true,
-    content: [{ type: 'text', text: `${body.error}: ${body.message}${wait}${quote}` }],
+    content: [{ type: 'text', text: `${body.error}: ${body.message}${wait}${quote}${hint === undefined ? '' : `\n${hint}`}` }],
     _meta: { [ERROR_META_KEY]: body },
   };
 }

@@ -45,7 +45,7 @@ describe('the MCP server over Streamable HTTP', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_usage']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_update', 'memory_usage']);
 
       const record = { agent_id: 'http-agent', type: 'decision', title: 'We chose Quillfeather for the billing exports', body: 'Cheaper than the others.' };
       const remembered = await client.callTool({ name: 'memory_remember', arguments: record });

@@ -56,16 +56,18 @@ afterAll(async () => {
 });
 
 describe('the MCP server over stdio', () => {
-  test('lists seven tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
+  test('lists eight tools whose arguments carry the API schemas: descriptions, the six types and the limits', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_usage']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['memory_classify', 'memory_forget', 'memory_get', 'memory_list', 'memory_recall', 'memory_remember', 'memory_update', 'memory_usage']);
     for (const { name } of tools) expect(MCP_HELP).toContain(name); // --help names them all
     const tool = (name: string) => tools.find((t) => t.name === name)!;
 
     const remember = tool('memory_remember');
     const props = remember.inputSchema.properties as Record<string, any>;
     expect(remember.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['agent_id', 'type', 'title', 'body'] });
-    expect(Object.keys(props)).toEqual(['agent_id', 'type', 'title', 'body', 'client', 'metadata', 'idempotency_key']);
+    expect(Object.keys(props)).toEqual(['agent_id', 'type', 'title', 'body', 'client', 'metadata', 'supersedes', 'idempotency_key']);
+    expect(props.supersedes).toMatchObject({ type: 'array', maxItems: 20, items: { type: 'string' } });
+    expect(remember.description).toContain('supersedes');
     expect(props.type.enum).toEqual([...RECORD_TYPES]);
     for (const type of RECORD_TYPES) {
       expect(props.type.description).toContain(`${type}: ${RECORD_TYPE_DESCRIPTIONS[type]}`);
@@ -82,7 +84,8 @@ describe('the MCP server over stdio', () => {
 
     const recall = tool('memory_recall');
     const recallProps = recall.inputSchema.properties as Record<string, any>;
-    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'limit', 'q', 'since', 'type']);
+    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'include_superseded', 'limit', 'q', 'since', 'type']);
+    expect(recallProps.include_superseded).toMatchObject({ type: 'boolean' });
     expect(recall.inputSchema.required ?? []).toEqual([]);
     expect(recallProps.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(recallProps.q.description).toContain('never a query language');
@@ -99,9 +102,23 @@ describe('the MCP server over stdio', () => {
     expect(get.annotations).toMatchObject({ readOnlyHint: true });
     expect(get.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['id', 'body', 'classification']) });
 
+    const update = tool('memory_update');
+    const updateProps = update.inputSchema.properties as Record<string, any>;
+    expect(update.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['id'] });
+    expect(Object.keys(updateProps)).toEqual(['id', 'title', 'body', 'type', 'client', 'metadata', 'if_version']);
+    expect(updateProps.if_version).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(updateProps.type.enum).toEqual([...RECORD_TYPES]);
+    // When to update and when to supersede, in both tools' descriptions.
+    for (const described of [update.description, remember.description]) {
+      expect(described).toContain('"User switched to light mode" supersedes "User prefers dark mode"');
+      expect(described).toMatch(/typo, a wrong value/);
+    }
+    expect(update.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    expect(update.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['id', 'version', 'updated_at', 'superseded_by']) });
+
     const list = tool('memory_list');
     const listProps = list.inputSchema.properties as Record<string, any>;
-    expect(Object.keys(listProps)).toEqual(['agent_id', 'type', 'client', 'since', 'until', 'order', 'limit', 'cursor']);
+    expect(Object.keys(listProps)).toEqual(['agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'order', 'limit', 'cursor']);
     expect(list.inputSchema.required ?? []).toEqual([]);
     expect(listProps.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(listProps.order.enum).toEqual(['desc', 'asc']);
@@ -228,6 +245,24 @@ describe('the MCP server over stdio', () => {
     const gone = await client.callTool({ name: 'memory_get', arguments: { id } });
     expect(gone.isError).toBe(true);
     expect(textOf(gone)).toMatch(/^not_found: /);
+  });
+
+  test('memory_update corrects a record in place; memory_remember with supersedes replaces one, which recall then leaves out', async () => {
+    const wrong = { ...record, title: 'The Kestrelworth office opens at 8am', client: null, metadata: null };
+    const { id } = (await client.callTool({ name: 'memory_remember', arguments: wrong })).structuredContent as { id: string };
+    const updated = await client.callTool({ name: 'memory_update', arguments: { id, title: 'The Kestrelworth office opens at 9am', if_version: 1 } });
+    expect(updated.isError).toBeFalsy();
+    expect(updated.structuredContent).toMatchObject({ id, title: 'The Kestrelworth office opens at 9am', version: 2, updated_at: expect.any(String) });
+    expect(textOf(updated)).toContain(`(record ${id}): title changed. It is now version 2`);
+    const got = textOf(await client.callTool({ name: 'memory_get', arguments: { id } }));
+    expect(got).toMatch(new RegExp(`\\| id: ${id} \\| version: 2 \\| updated: \\S+\\n`));
+
+    const newer = { ...wrong, title: 'The Kestrelworth office moved to the harbour', supersedes: [id] };
+    const replaced = await client.callTool({ name: 'memory_remember', arguments: newer });
+    expect(replaced.isError).toBeFalsy();
+    expect(textOf(replaced)).toContain(`It supersedes record ${id}`);
+    const found = await client.callTool({ name: 'memory_recall', arguments: { q: 'kestrelworth' } });
+    expect((found.structuredContent as { results: { title: string }[] }).results.map((r) => r.title)).toEqual([newer.title]);
   });
 
   test("memory_usage says what is left of the month's quotas, and counts nothing itself", async () => {

@@ -94,10 +94,10 @@ describe('memory_get, memory_list and memory_forget', () => {
     expect(result.isError).toBeFalsy();
     expect(structured(result)).toEqual({
       id, agent_id: 'agent-1', type: 'fact', title: 'The full Harrowgate report', body, client: 'acme', metadata: { pages: 12 },
-      created_at: expect.any(String), classification: null,
+      created_at: expect.any(String), classification: null, version: 1, updated_at: null, superseded_by: null,
     });
     const text = textOf(result);
-    expect(text).toMatch(new RegExp(`^The full Harrowgate report\ntype: fact \| created: \S+ \| agent: agent-1 \| client: acme \| id: ${id}\n\n`));
+    expect(text).toMatch(new RegExp(`^The full Harrowgate report\ntype: fact \| created: \S+ \| agent: agent-1 \| client: acme \| id: ${id} \| version: 1\n\n`));
     expect(text).toContain(`${body}\n\nmetadata: {"pages":12}`);
   });
 
