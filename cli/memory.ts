@@ -1,52 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ForgetInput, ListQuery, MemoryClient, RecallQuery, RecordInput, RecordType } from '../sdk/src/index.js';
-import { ConfigError, createClient, DEFAULT_API_URL, errorBody, loadApiConfig, type ErrorJson } from '../mcp/api.js';
-import { LIMITS, SEARCH_LIMIT_RANGE } from '../shared/domain/limits.js';
+import type { ForgetInput, ListQuery, MemoryClient, RecallQuery, RecordInput, RecordPatch, RecordType } from '../sdk/src/index.js';
+import { ConfigError, createClient, errorBody, loadApiConfig, type ErrorJson } from '../mcp/api.js';
+import { SEARCH_LIMIT_RANGE } from '../shared/domain/limits.js';
+import { EXPORT_PAGE, exportRecords, STREAMED } from './export.js';
+import { HELP } from './help.js';
 
 /**
- * `npm run --silent memory -- <command>`: remember, recall, classify, read, list, delete, forget, export and
- * the month's usage from a shell, through the SDK. Every command but export prints the API's JSON answer on stdout; export
+ * `npm run --silent memory -- <command>`: remember, recall, classify, read, update, list, delete, forget,
+ * export and the month's usage from a shell, through the SDK. Every command but export prints the API's JSON answer on stdout; export
  * streams every record as NDJSON. Errors print `{"error", "message"}` on stderr and exit with 1, or 2 for a
  * malformed command.
  */
-
-const HELP = `Usage: npm run --silent memory -- <command> [options]
-
-  remember --agent <id> --type <type> --title <text> --body <text | -> [--client <c>] [--metadata <json>]
-           [--idempotency-key <key>]
-  recall [<words>...] [--type <type>] [--agent <id>] [--client <c>] [--since <date>] [--limit <n>]
-  classify --title <text> --body <text | ->
-  get <id>
-  list [--agent <id>] [--type <type>] [--client <c>] [--since <date>] [--until <date>] [--order desc|asc]
-       [--limit <n>] [--cursor <next_cursor>]
-  export [--agent <id>] [--type <type>] [--client <c>] [--since <date>] [--until <date>] [--progress]
-  delete <id>
-  forget [--agent <id>] [--client <c>] [--type <type>] [--before <date>] [--id <id>]... [--dry-run]
-  forget-status <job_id>
-  usage
-
-  --body -     reads the body from stdin
-  --agent-id   the same as --agent
-  types        fact, decision, exchange, deliverable, open_item, signal (see docs/api.md)
-  recall       free English text, best match first; without words, the newest records first
-  list         one page, newest first (--order asc: oldest first), as the API answers it:
-               {"records": [...], "next_cursor": ...}; pass --cursor <next_cursor> for the next page
-  export       every record the filters keep, oldest first, one JSON object a line (NDJSON), streamed
-               page by page; in a terminal, a progress line on stderr after the first second
-               (--progress: a line after every page, wherever stderr goes)
-  forget       deletes every record that matches all the selectors given (at least one); --dry-run only
-               counts them. A large forget on AWS answers {"job_id", "matched"}: see forget-status
-  usage        this month's records and searches against the quotas, what is left, and the key's rate
-               limit (UTC month); counts against neither quota
-
-Every command but export prints the API's JSON answer on stdout. Errors print {"error", "message"} on
-stderr and exit with 1 (2 for a malformed command; the codes are the API's, plus timeout and
-connection_failed). An export that fails midway has written the records before the error.
-
-Environment:
-  MEMORY_API_URL   the memory API (default ${DEFAULT_API_URL}, the local server; or the API Gateway stage URL)
-  MEMORY_API_KEY   an API key of the service (mem_…), required`;
 
 const usage = (message: string) => new ConfigError(message, 2);
 
@@ -69,6 +34,13 @@ function metadataOf(value: string | undefined): RecordInput['metadata'] {
   } catch (error) {
     throw usage(`--metadata must be JSON (${(error as Error).message})`);
   }
+}
+
+/** --if-version: a version as `get` printed it, an integer of 1 or more. */
+function versionOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(value)) throw usage('--if-version must be a record version: an integer of 1 or more');
+  return Number(value);
 }
 
 function limitOf(value: string | undefined): number | undefined {
@@ -100,6 +72,11 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
         body: { type: 'string' },
         client: { type: 'string' },
         metadata: { type: 'string' },
+        'no-client': { type: 'boolean' },
+        'no-metadata': { type: 'boolean' },
+        'if-version': { type: 'string' },
+        supersedes: { type: 'string', multiple: true },
+        'include-superseded': { type: 'boolean' },
         'idempotency-key': { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
@@ -137,6 +114,8 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
     if (values.agent !== undefined && values['agent-id'] !== undefined) throw usage('give --agent or --agent-id, not both');
     return values.agent ?? values['agent-id'];
   };
+  /** --include-superseded, as the API's parameter. */
+  const superseded = () => (values['include-superseded'] ? { include_superseded: true } : {});
   /** The filters of a listing or an export, as given. */
   const filters = (): ListQuery => {
     const agentId = agent();
@@ -146,13 +125,21 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
       ...(values.client === undefined ? {} : { client: values.client }),
       ...(values.since === undefined ? {} : { since: values.since }),
       ...(values.until === undefined ? {} : { until: values.until }),
+      ...superseded(),
     };
+  };
+  /** A field of an update: its option's value, or null with --no-<name>; both at once is a usage error. */
+  const setOrRemove = <T>(name: 'client' | 'metadata', value: T | undefined): { [field: string]: T | null } => {
+    const remove = values[`no-${name}`] === true;
+    if (remove && values[name] !== undefined) throw usage(`give --${name} or --no-${name}, not both`);
+    if (remove) return { [name]: null };
+    return value === undefined ? {} : { [name]: value };
   };
 
   let call: (client: MemoryClient) => Promise<unknown>;
   switch (command) {
     case 'remember': {
-      options(['agent', 'type', 'title', 'body', 'client', 'metadata', 'idempotency-key']);
+      options(['agent', 'type', 'title', 'body', 'client', 'metadata', 'supersedes', 'idempotency-key']);
       const record = {
         agent_id: agent() ?? required(values, 'agent', command),
         type: required(values, 'type', command) as RecordInput['type'],
@@ -160,13 +147,14 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
         body: bodyOf(required(values, 'body', command), stdin),
         ...(values.client === undefined ? {} : { client: values.client }),
         ...(values.metadata === undefined ? {} : { metadata: metadataOf(values.metadata) }),
+        ...(values.supersedes === undefined ? {} : { supersedes: values.supersedes }),
       };
       const key = values['idempotency-key'];
       call = (client) => client.remember(record, key === undefined ? {} : { idempotencyKey: key });
       break;
     }
     case 'recall': {
-      const words = options(['type', 'agent', 'client', 'since', 'limit'], 'words');
+      const words = options(['type', 'agent', 'client', 'since', 'limit', 'include-superseded'], 'words');
       const agentId = agent();
       const query: RecallQuery = {
         ...(words === '' ? {} : { q: words }),
@@ -175,6 +163,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
         ...(values.client === undefined ? {} : { client: values.client }),
         ...(values.since === undefined ? {} : { since: values.since }),
         ...(values.limit === undefined ? {} : { limit: limitOf(values.limit) }),
+        ...superseded(),
       };
       call = (client) => client.recall(query);
       break;
@@ -190,8 +179,22 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
       call = (client) => client.get(id);
       break;
     }
+    case 'update': {
+      const id = options(['title', 'body', 'type', 'client', 'no-client', 'metadata', 'no-metadata', 'if-version'], 'id');
+      const patch: RecordPatch = {
+        ...(values.title === undefined ? {} : { title: values.title }),
+        ...(values.body === undefined ? {} : { body: bodyOf(values.body, stdin) }),
+        ...(values.type === undefined ? {} : { type: values.type as RecordType }),
+        ...setOrRemove('client', values.client),
+        ...setOrRemove('metadata', metadataOf(values.metadata)),
+      };
+      if (Object.keys(patch).length === 0) throw usage('update needs at least one of --title, --body, --type, --client, --no-client, --metadata, --no-metadata');
+      const ifVersion = versionOf(values['if-version']);
+      call = (client) => client.update(id, patch, ifVersion === undefined ? {} : { ifVersion });
+      break;
+    }
     case 'list': {
-      options(['agent', 'type', 'client', 'since', 'until', 'order', 'limit', 'cursor']);
+      options(['agent', 'type', 'client', 'since', 'until', 'include-superseded', 'order', 'limit', 'cursor']);
       const query: ListQuery = {
         ...filters(),
         ...(values.order === undefined ? {} : { order: values.order as ListQuery['order'] }),
@@ -202,7 +205,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
       break;
     }
     case 'export': {
-      options(['agent', 'type', 'client', 'since', 'until', 'progress']);
+      options(['agent', 'type', 'client', 'since', 'until', 'include-superseded', 'progress']);
       const query: ListQuery = { ...filters(), order: 'asc', limit: EXPORT_PAGE };
       const progress = values.progress === true ? 'every-page' : process.stderr.isTTY ? 'terminal' : 'off';
       call = (client) => exportRecords(client, query, progress);
@@ -247,73 +250,6 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
   } catch (error) {
     throw new CallFailed(errorBody(error, config.url));
   }
-}
-
-/** What export returns: it wrote its records itself, so there is nothing more to print. */
-const STREAMED = Symbol('streamed');
-
-/** Records per page of an export: the API's largest page. */
-const EXPORT_PAGE = LIMITS.searchLimitMax;
-
-/** How often a progress line is rewritten in a terminal, and how long an export runs before the first. */
-const PROGRESS_MS = 1000;
-
-/**
- * Writes every record of the listing to stdout as NDJSON, a page at a time, oldest first: the SDK's
- * iterator holds one page, and a full pipe is waited for ('drain'), so an export of any size takes the
- * memory of one page. A reader that goes away (`| head`) ends it quietly. Progress goes to stderr: in a
- * terminal one line rewritten each second once the export has run a second, with `--progress` one line
- * per page wherever stderr goes; else nothing, so that stderr stays the JSON of an error for scripts.
- */
-async function exportRecords(client: MemoryClient, query: ListQuery, progress: 'off' | 'terminal' | 'every-page'): Promise<typeof STREAMED> {
-  const out = process.stdout;
-  // A reader that went away (EPIPE) ends the export; any other failure of stdout is thrown after the loop.
-  let closed = false;
-  let failed: Error | undefined;
-  out.on('error', (error: NodeJS.ErrnoException) => {
-    closed = true;
-    if (error.code !== 'EPIPE') failed ??= error;
-  });
-  /** Waits until the pipe takes more, or is gone. */
-  const drained = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        out.off('drain', done).off('close', done).off('error', done);
-        resolve();
-      };
-      out.on('drain', done).on('close', done).on('error', done);
-    });
-  const started = Date.now();
-  let count = 0;
-  let shown = false;
-  let lastShown = started;
-  const line = (done: boolean) => {
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    return done ? `export: ${count} records in ${seconds} s` : `export: ${count} records so far (${seconds} s)`;
-  };
-  const show = (done: boolean) => {
-    if (progress === 'terminal') process.stderr.write(`\r\x1b[2K${line(done)}${done ? '\n' : ''}`);
-    else process.stderr.write(`${line(done)}\n`);
-    shown = true;
-  };
-  try {
-    for await (const record of client.list(query)) {
-      if (closed) break;
-      count++;
-      if (!out.write(`${JSON.stringify(record)}\n`)) await drained();
-      const now = Date.now();
-      if (progress === 'every-page' ? count % EXPORT_PAGE === 0 : progress === 'terminal' && now - lastShown >= PROGRESS_MS) {
-        show(false);
-        lastShown = now;
-      }
-    }
-  } catch (error) {
-    if (shown && progress === 'terminal') process.stderr.write('\n');
-    throw error;
-  }
-  if (failed) throw failed;
-  if (shown || progress === 'every-page') show(true);
-  return STREAMED;
 }
 
 /** What a failure prints on stderr, and the exit code. */

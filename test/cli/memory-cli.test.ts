@@ -183,7 +183,7 @@ describe('the memory CLI: get, list, delete, forget and export', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.json).toEqual({
       id, agent_id: 'cli-get', type: 'fact', title: 'A record to read back', body: 'Stored for the CLI test.', client: 'acme',
-      metadata: { n: 1 }, created_at: expect.any(String), classification: result.json.classification,
+      metadata: { n: 1 }, created_at: expect.any(String), classification: result.json.classification, version: 1, updated_at: null, superseded_by: null,
     });
     expect(unknown).toMatchObject({ code: 1, stdout: '', error: { error: 'not_found' } });
   });
@@ -252,7 +252,7 @@ describe('the memory CLI: get, list, delete, forget and export', () => {
     const records = lines.map((line) => JSON.parse(line) as { id: string; agent_id: string; classification: unknown });
     expect(records.map((r) => r.id)).toEqual(ids);
     expect(records[0]).toEqual(expect.objectContaining({ agent_id: 'cli-export', title: 'Exported record 0' }));
-    expect(Object.keys(records[0]!).sort()).toEqual(['agent_id', 'body', 'classification', 'client', 'created_at', 'id', 'metadata', 'title', 'type']);
+    expect(Object.keys(records[0]!).sort()).toEqual(['agent_id', 'body', 'classification', 'client', 'created_at', 'id', 'metadata', 'superseded_by', 'title', 'type', 'updated_at', 'version']);
 
     const [signals, none] = await Promise.all([cli(['export', '--agent', 'cli-export', '--type', 'signal', '--progress']), cli(['export', '--agent', 'nobody'])]);
     expect(signals.code).toBe(0);
