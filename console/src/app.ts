@@ -169,6 +169,11 @@ export class ConsoleApp {
     });
   }
 
+  /** Shows the current view again, with fresh data (after an edit, or to reload a record that changed). */
+  refresh(): Promise<void> {
+    return this.render();
+  }
+
   /** Shows the key prompt (with why, after a 401 or a sign-out) and hides everything that needs a key. */
   prompt(message = ''): void {
     this.generation++;

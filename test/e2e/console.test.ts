@@ -169,6 +169,80 @@ if (!CHROMIUM) {
     await shot('record');
   });
 
+  test('editing a record saves the fields that changed, conditional on the version shown; a conflict is said plainly and keeps the typing', async () => {
+    const patches: { ifMatch: string | undefined; body: unknown }[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH') patches.push({ ifMatch: request.headers()['if-match'], body: request.postDataJSON() });
+    });
+    const { body: created } = await api.remember({ agent_id: 'editor', type: 'fact', title: 'The Fernhollow office opens at 8am', body: 'Front desk hours.', client: 'fernhollow' });
+    await page.goto(`${server.url}/console/#/record/${created.id}`);
+    await main().getByRole('heading', { name: 'The Fernhollow office opens at 8am' }).waitFor();
+    await seeText(main().locator('dl'), including('Version1 (never edited)'));
+
+    await page.getByRole('button', { name: 'Edit record' }).click();
+    await main().getByRole('heading', { name: 'Edit “The Fernhollow office opens at 8am”' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Edit “The Fernhollow office opens at 8am”');
+    await page.getByLabel('Title').fill('The Fernhollow office opens at 9am');
+    await page.getByLabel('Type').selectOption('decision');
+    await page.getByLabel('Client').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await main().getByRole('heading', { name: 'The Fernhollow office opens at 9am' }).waitFor();
+    await seeText(page.locator('#status'), 'Saved “The Fernhollow office opens at 9am”: now version 2.');
+    await seeText(main().locator('dl'), /Version2, last edited \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+    expect(patches).toEqual([{ ifMatch: '"1"', body: { title: 'The Fernhollow office opens at 9am', type: 'decision', client: null } }]);
+    expect((await api.request('GET', `/api/v1/record/${created.id}`)).body).toMatchObject({ body: 'Front desk hours.', type: 'decision', client: null, version: 2 });
+
+    // Someone else changes the record while the form is open: saving changes nothing and says so.
+    await page.getByRole('button', { name: 'Edit record' }).click();
+    expect((await api.update(created.id, { body: 'Changed by an agent meanwhile.' })).status).toBe(200);
+    await page.getByLabel('Body').fill('Front desk hours, Monday to Friday.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await seeText(main().getByRole('alert'), 'This record was changed since you opened it (now version 3). Reload it to see the changes.Reload record');
+    expect(patches[1]).toEqual({ ifMatch: '"2"', body: { body: 'Front desk hours, Monday to Friday.' } });
+    await expect(page.getByLabel('Body').inputValue()).resolves.toBe('Front desk hours, Monday to Friday.');
+    expect((await api.request('GET', `/api/v1/record/${created.id}`)).body).toMatchObject({ body: 'Changed by an agent meanwhile.', version: 3 });
+    await page.getByRole('button', { name: 'Reload record' }).click();
+    await seeText(main().locator('.body'), 'Changed by an agent meanwhile.');
+    await seeText(main().locator('dl'), including('Version3, last edited'));
+
+    // Cancel puts the record back; a save that changes nothing sends nothing.
+    await page.getByRole('button', { name: 'Edit record' }).click();
+    await page.getByLabel('Title').fill('Typed, then cancelled');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await main().getByRole('heading', { name: 'The Fernhollow office opens at 9am' }).waitFor();
+    await page.getByRole('button', { name: 'Edit record' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await seeText(main().locator('.outcome'), 'Nothing to save: no field was changed.');
+    expect(patches).toHaveLength(2);
+    page.removeAllListeners('request');
+  });
+
+  test('a superseded record is left out of the list unless asked for, marked, and linked to the record that replaced it', async () => {
+    const { body: dark } = await api.remember({ agent_id: 'editor', type: 'fact', title: 'The Fernhollow user prefers dark mode', body: 'Said so in March.' });
+    const { body: light } = await api.remember({ agent_id: 'editor', type: 'fact', title: 'The Fernhollow user switched to light mode', body: 'Said so in June.', supersedes: [dark.id] });
+    await page.goto(`${server.url}/console/#/records?agent_id=editor`);
+    await page.getByRole('link', { name: 'The Fernhollow user switched to light mode' }).waitFor();
+    expect(await main().locator('.records li a').allTextContents()).not.toContain('The Fernhollow user prefers dark mode');
+
+    await page.getByLabel('Include superseded').check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const old = main().locator('li.record.superseded');
+    await seeText(old.locator('.record-head a'), 'The Fernhollow user prefers dark mode');
+    await seeText(old.locator('.superseded-note'), 'Superseded by a newer record');
+    expect(page.url()).toContain('include_superseded=true');
+    await expect(page.getByLabel('Include superseded').isChecked()).resolves.toBe(true);
+    await old.getByRole('link', { name: 'a newer record' }).click();
+    await main().getByRole('heading', { name: 'The Fernhollow user switched to light mode' }).waitFor();
+
+    await page.goto(`${server.url}/console/#/record/${dark.id}`);
+    await main().getByRole('heading', { name: 'The Fernhollow user prefers dark mode' }).waitFor();
+    await seeText(main().locator('p.notice'), including('Superseded A newer record replaced this one: The Fernhollow user switched to light mode.'));
+    await seeText(main().locator('dl'), including('Superseded byThe Fernhollow user switched to light mode'));
+    await main().locator('p.notice').getByRole('link', { name: 'The Fernhollow user switched to light mode' }).click();
+    await main().getByRole('heading', { name: 'The Fernhollow user switched to light mode' }).waitFor();
+    expect(page.url()).toContain(light.id);
+  });
+
   test('browsing pages through a filtered listing, newest first, each record once', async () => {
     for (let i = 1; i <= 27; i++) {
       const note = String(i).padStart(2, '0');
@@ -327,8 +401,9 @@ if (!CHROMIUM) {
     // The planner's record is not this key's to see.
     expect(await page.getByRole('link', { name: 'The user moved to Berlin in March 2024' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Lunch order: Sam prefers the vegetarian curry' }).click();
-    await seeText(main().locator('.notice'), including('lacks the delete scope'));
+    await seeText(main().locator('.notice'), 'This key lacks the write and delete scopes, so it cannot edit or delete this record.');
     expect(await page.getByRole('button', { name: 'Delete record…' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Edit record' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Forget', exact: true }).click();
     await seeText(main().locator('.notice'), including('lacks the delete scope'));
     await expect(page.getByRole('button', { name: 'Count matching records' }).isDisabled()).resolves.toBe(true);

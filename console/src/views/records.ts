@@ -1,10 +1,10 @@
 import type { ListQuery } from '../../../sdk/src/index.js';
 import { routeHref, type ConsoleApp, type Route } from '../app.js';
 import { h } from '../dom.js';
-import { filterFields, filterValues, routeFilters } from './filters.js';
+import { filterFields, filterValues, queryFilters, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
 
-const FILTERS = ['agent_id', 'type', 'client', 'since', 'until'] as const;
+const FILTERS = ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded'] as const;
 const PAGE_SIZE = 25;
 
 /**
@@ -13,7 +13,10 @@ const PAGE_SIZE = 25;
  */
 const trail = { filters: '', cursors: new Map<number, string | undefined>() };
 
-/** `#/records`: the tenant's records, newest first, page by page, filtered by agent, type, client and dates. */
+/**
+ * `#/records`: the tenant's records, newest first, page by page, filtered by agent, type, client and dates;
+ * superseded records only when asked for.
+ */
 export async function recordsView(app: ConsoleApp, route: Route): Promise<void> {
   const main = document.getElementById('main')!;
   const filters = routeFilters(route.params, FILTERS);
@@ -40,7 +43,7 @@ export async function recordsView(app: ConsoleApp, route: Route): Promise<void> 
     main.append(h('p', { class: 'notice' }, 'This key lacks the read scope, so it cannot list records. Forgetting by filter may still work if it has the delete scope.'));
     return;
   }
-  const query: ListQuery = { ...filters, limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) };
+  const query: ListQuery = { ...queryFilters(filters), limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) };
   const result = await app.call((client) => client.listPage(query));
   if (!result) return;
 

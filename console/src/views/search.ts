@@ -2,10 +2,10 @@ import type { RecallQuery } from '../../../sdk/src/index.js';
 import { definedOnly, routeHref, type ConsoleApp, type Route } from '../app.js';
 import { field, formValue, h } from '../dom.js';
 import { queryStems } from '../highlight.js';
-import { filterFields, filterValues, routeFilters } from './filters.js';
+import { filterFields, filterValues, queryFilters, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
 
-const FILTERS = ['agent_id', 'type', 'client', 'since'] as const;
+const FILTERS = ['agent_id', 'type', 'client', 'since', 'include_superseded'] as const;
 
 /**
  * `#/search?q=…`: a search, best first, with rank and title, the body on demand and the query's words
@@ -37,7 +37,7 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
     main.append(h('p', { class: 'hint' }, 'Ask a question in plain English, or give a few words. Each search counts against the month’s query quota.'));
     return;
   }
-  const query: RecallQuery = { ...definedOnly({ q }), ...routeFilters(route.params, FILTERS), limit: Number(limit) };
+  const query: RecallQuery = { ...definedOnly({ q }), ...queryFilters(routeFilters(route.params, FILTERS)), limit: Number(limit) };
   const hits = await app.call((client) => client.recall(query));
   if (!hits) return;
   const stems = queryStems(q);
