@@ -29,11 +29,11 @@ export interface StreamOptions {
   every?: number;
 }
 
-/** Every record of the tenant, oldest first (by `created_at`, then `id`), one page at a time. */
+/** Every record of the tenant, superseded ones too, oldest first (by `created_at`, then `id`), one page at a time. */
 async function* pages(records: RecordStore, tenantId: string, pageSize: number): AsyncGenerator<StoredRecord[]> {
   let after: Position | undefined;
   for (;;) {
-    const page = await records.list(tenantId, { filters: {}, order: 'asc', limit: pageSize, after });
+    const page = await records.list(tenantId, { filters: { include_superseded: true }, order: 'asc', limit: pageSize, after });
     if (page.length === 0) return;
     yield page;
     const last = page[page.length - 1]!;
@@ -62,7 +62,8 @@ export class OutputFailed extends Error {
 
 /**
  * Writes every record of the tenant to `out` as NDJSON, oldest first, each line the API's record shape
- * (`publicRecord`, with `classification`); returns how many. A page is written as one chunk, and the next
+ * (`publicRecord`, with `classification`, `version`, `updated_at` and `superseded_by`; superseded records
+ * too); returns how many. A page is written as one chunk, and the next
  * page is read only once `out` has taken that chunk (its write callback, which comes with `drain` when a
  * page is larger than the stream's buffer), so a slow reader slows the export instead of filling memory.
  * A failed or closed `out` ends the export with OutputFailed.
@@ -156,12 +157,17 @@ function describeIssues(issues: readonly { path: readonly PropertyKey[]; message
   return shown.join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
 }
 
+/** The fields an export written before records could be updated has not: the values every record had then. */
+const BEFORE_UPDATES = { version: 1, updated_at: null, superseded_by: null } as const;
+
 /**
  * Checks one line of an import: a JSON object of exactly the API's record shape (`recordSchema`, strict:
- * an unknown field is refused, `tenant_id` included), with an `id` as the service makes them (a UUIDv7 in
- * lowercase hex) from the same millisecond as `created_at` (the DynamoDB listing reads time bounds as id
- * bounds), and fields a write would accept (`recordInputSchema`: lengths, sizes, blanks). The record is
- * taken from the parsed JSON itself, not from zod's copy, so that metadata keeps every key as it was.
+ * an unknown field is refused, `tenant_id` included; a line without `version`, `updated_at` or
+ * `superseded_by`, as an export made before they existed, has the values of BEFORE_UPDATES), with an
+ * `id` as the service makes them (a UUIDv7 in lowercase hex) from the same millisecond as `created_at` (the
+ * DynamoDB listing reads time bounds as id bounds), and fields a write would accept (`recordInputSchema`:
+ * lengths, sizes, blanks). The record is taken from the parsed JSON itself, not from zod's copy, so that
+ * metadata keeps every key as it was.
  */
 export function checkLine(text: string): { record: ImportedRecord } | { problem: string } {
   let value: unknown;
@@ -170,6 +176,7 @@ export function checkLine(text: string): { record: ImportedRecord } | { problem:
   } catch (error) {
     return { problem: `not JSON (${(error as Error).message})` };
   }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) value = { ...BEFORE_UPDATES, ...value };
   const shape = recordSchema.safeParse(value);
   if (!shape.success) return { problem: describeIssues(shape.error.issues) };
   const raw = value as ImportedRecord;
@@ -195,6 +202,9 @@ export function checkLine(text: string): { record: ImportedRecord } | { problem:
       created_at: raw.created_at,
       metadata,
       classification: raw.classification,
+      version: raw.version,
+      updated_at: raw.updated_at,
+      superseded_by: raw.superseded_by,
     },
   };
 }

@@ -15,6 +15,11 @@ export interface Filter {
   mayMatchIn?(from: number, to: number): boolean;
   /** The documents the filter passes only among, when an index of their own lists them (an agent's records). */
   list?: FilterList;
+  /**
+   * Documents the filter never passes, whatever `matches` and `list` say, in increasing order: a few, known
+   * before the search (a tenant's superseded records), so that leaving them out costs no lookup.
+   */
+  excluded?: Uint32Array;
 }
 
 /** Documents a filter passes only among, listed from an index of their own. */
@@ -36,6 +41,7 @@ export interface FilterList {
  *   checks, the filter's cost (Lucene's `cost()`: the documents it passes) is estimated from the share that
  *   passed; a filter of at most FILTER_LIST_MAX documents is then listed whole, and its list answers for it.
  * - A window of documents is skipped when the filter passes none of them (`mayAcceptIn`).
+ * - The documents it excludes by name (`excluded`) never pass, before any of the above is asked.
  */
 export class FilterClause {
   private asked = 0;
@@ -67,6 +73,11 @@ export class FilterClause {
 
   /** Whether the document passes the filter. */
   accepts(doc: number): boolean {
+    const excluded = this.filter.excluded;
+    if (excluded) {
+      const i = lowerBound(excluded, excluded.length, doc);
+      if (i < excluded.length && excluded[i] === doc) return false;
+    }
     const list = this.filter.list;
     if (!list) return this.filter.matches(doc);
     if (!this.listed && !this.decided()) {

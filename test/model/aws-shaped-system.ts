@@ -9,7 +9,7 @@ import { recordToItem } from '../../shared/adapters/aws/dynamodb/record-item.js'
 import type { Db } from '../../shared/adapters/local/database.js';
 import { SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
 import { awsShapedEnv, createTestTables } from '../support/dynamodb.js';
-import type { ModelSystem } from './search-index-model.js';
+import type { ModelSystem } from './model-parts.js';
 
 /**
  * The AWS-shaped backend for the model (search-index-model.ts), as `MEMORY_BACKEND=dynamodb npm start`

@@ -53,3 +53,16 @@ test('a merge that does not keep the newest-block bounds of `since` is caught', 
   );
   expect(message).toMatch(/Property failed after \d+ tests[\s\S]*Counterexample/);
 }, 600_000);
+
+test('an update that writes the new text over the old seq, where the index has no place for it, is caught', async () => {
+  // Invariant 7 forgotten: the record moved to a new seq is put back at its old one (the counter still moved),
+  // so a merged record's old text left the index and its new text never comes in.
+  const message = await failure((db) =>
+    db.exec(`CREATE TEMP TRIGGER planted_update_keeps_seq AFTER UPDATE OF seq ON main.records WHEN NEW.seq IS NOT OLD.seq BEGIN
+      UPDATE search_state SET last_seq = OLD.seq - 1;
+      UPDATE records SET seq = OLD.seq WHERE seq = NEW.seq;
+      UPDATE search_state SET last_seq = NEW.seq; END;`),
+  );
+  // The counterexample updates a record's text, alone or together with other writes.
+  expect(message).toMatch(/Property failed after \d+ tests[\s\S]*Counterexample[\s\S]*(update\(|update \[\[)/);
+}, 600_000);

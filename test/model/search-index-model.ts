@@ -8,85 +8,64 @@ import { SqliteDocumentIndex } from '../../shared/adapters/local/document-index.
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { SqlitePostingStorage } from '../../shared/adapters/local/posting-storage.js';
 import { SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
-import { mergeBacklogAtOpen, SearchMerge, type MergeBatch } from '../../shared/adapters/local/search-merge.js';
+import { mergeBacklogAtOpen, SearchMerge } from '../../shared/adapters/local/search-merge.js';
 import type { SearchMerger } from '../../shared/adapters/local/search-merger.js';
-import { parseQuery } from '../../shared/domain/query-parse.js';
-import { rankFromScore } from '../../shared/domain/rank.js';
-import { newRecord, type RecordType, type StoredRecord } from '../../shared/domain/record.js';
-import type { ForgetOutcome, ForgetSelectors, RecordStore, SearchIndex } from '../../shared/ports.js';
-import { indexProblems } from '../support/index-invariants.js';
-import { oracleSearch } from '../support/search-oracle.js';
+import type { RecordType, StoredRecord } from '../../shared/domain/record.js';
+import type { ForgetOutcome, ForgetSelectors } from '../../shared/ports.js';
+import { checkAll } from './model-checks.js';
+import {
+  AGENTS,
+  BASE,
+  Real,
+  TENANTS,
+  TYPES,
+  WRITE,
+  forgetLocally,
+  modelOf,
+  pickArb,
+  picked,
+  stored,
+  storedOf,
+  tenantArb,
+  textArb,
+  textOf,
+  type Command,
+  type Model,
+  type ModelRecord,
+  type ModelSystem,
+  type Pick,
+  type Text,
+} from './model-parts.js';
+import { applyUpdates, updateArb, updateCommands, type UpdateSpec } from './update-commands.js';
+
+export type { ModelSystem } from './model-parts.js';
 
 /**
  * The model of the local search index, for a model-based test (fast-check's `fc.commands`): the record
- * store's writes, deletes, forgets, imports and tenant erases, the AWS-shaped path's new texts, the merge
- * stepped a few terms at a time, restarts, and crashes in the middle of a merge's transaction, in whatever
- * order fast-check draws them, against a model that is a plain list of the live records. After every
- * command:
+ * store's writes, updates (update-commands.ts), supersedes, deletes, forgets, imports and tenant erases,
+ * the AWS-shaped path's new texts, the merge stepped a few terms at a time, restarts, and crashes in the
+ * middle of a merge's transaction, in whatever order fast-check draws them, against a model that is a
+ * plain list of the live records. After every command:
  * - each live record is found by a search for the word unique to it (on the writer's connection and on a
- *   reader's, as a search thread has), by GET, and in the listing; no deleted one by any of them;
+ *   reader's, as a search thread has; only with include_superseded once superseded), by GET, and in the
+ *   listing; no deleted one, nor an old text, by any of them;
  * - the index is exactly what the records make (test/support/index-invariants.ts): statistics, every
  *   term's postings with positions, block metas, merge marks;
  * - the top k of a few queries equals the brute-force oracle's, to the rank.
+ * model-checks.ts has the checks.
  */
 
-const TENANTS = ['0190f0a0-0000-7000-8000-000000000001', '0190f0a0-0000-7000-8000-000000000002'];
-const AGENTS = ['ada', 'bob'];
-const TYPES: RecordType[] = ['fact', 'decision'];
-/** Few words, so that terms are shared, ties happen and stems meet ("moved", "moves"). */
-const WORDS = ['user', 'moved', 'moves', 'berlin', 'lunch', 'prefers', 'dark', 'mode', 'release', 'notes', 'deploy', 'invoice', 'sam', 'meeting', 'the'];
-const QUERIES = ['When did the user move to Berlin?', 'what does Sam prefer for lunch', '"release notes" deploy', 'dark mode'];
 /** The word every record of a bulk import holds: more than a block of postings (128), so blocks seal and split. */
 const BULK_WORD = 'ledger';
 const BULK = 140;
-const BASE = Date.UTC(2026, 0, 1);
 const FUTURE = Date.UTC(2031, 0, 1);
-const WRITE = { recordQuota: 1e9, month: '2026-01' };
 const MANUAL: SearchMerger = { wake: () => undefined, close: async () => undefined };
 
-interface ModelRecord {
-  id: string;
-  tenant: number;
-  agent: string;
-  type: RecordType;
-  title: string;
-  body: string;
-  created_at: string;
-  /** The word only this record's current text holds. */
-  token: string;
-}
-
-interface Model {
-  live: ModelRecord[];
-  /** Ids that are gone, and words that no record holds any more: no read may return them. */
-  goneIds: string[];
-  goneTokens: string[];
-  words: number;
-  clock: number;
-}
-
 /**
- * What the model drives: a record store, the way a record gets a new text, the searches to check, and the
- * SQLite index's connection, on which the merge is stepped and the invariants are checked. The SQLite
- * system (below) is the embedded default; aws-shaped-system.ts is DynamoDB Local with its stream feeding
- * the index.
+ * The embedded default on a file: the SQLite adapters, with a reader's connection beside them as a search
+ * thread has. The reader leaves superseded records out one candidate at a time (excludedMax 1), the writer
+ * by their list read before the search: both ways are checked.
  */
-export interface ModelSystem {
-  readonly records: RecordStore;
-  /** Gives a stored record a new text, as the AWS-shaped mode's stream does (SqliteDocumentIndex). */
-  changeText(record: StoredRecord): Promise<void>;
-  /** The searches to check, each by a name for the report. */
-  searchers(): [string, SearchIndex][];
-  /** A connection to the SQLite index that the merge steps and the invariant checks use. */
-  indexDb(): Db;
-  /** Waits until every change so far has reached the index (at once on SQLite). */
-  settle(): Promise<void>;
-  /** Closes everything and opens it again on the same data, as a process restart does. */
-  restart(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** The embedded default on a file: the SQLite adapters, with a reader's connection beside them as a search thread has. */
 export function sqliteSystem(file: string, plant: (db: Db) => void = () => undefined): ModelSystem {
   let adapters: SqliteAdapters;
   let documents: SqliteDocumentIndex;
@@ -96,7 +75,7 @@ export function sqliteSystem(file: string, plant: (db: Db) => void = () => undef
     plant(adapters.db);
     documents = new SqliteDocumentIndex(adapters.db);
     const db = openReadOnlyDatabase(file);
-    reader = { db, search: new SqliteSearchIndex(db) };
+    reader = { db, search: new SqliteSearchIndex(db, { excludedMax: 1 }) };
   };
   const close = () => {
     reader.db.close();
@@ -119,88 +98,38 @@ export function sqliteSystem(file: string, plant: (db: Db) => void = () => undef
   };
 }
 
-/** The system under test and the merge batch the model has under way on its index. */
-class Real {
-  merge: SearchMerge;
-  batch: MergeBatch | null = null;
-
-  constructor(readonly system: ModelSystem) {
-    this.merge = new SearchMerge(system.indexDb());
-  }
-
-  async restart(): Promise<void> {
-    await this.system.restart();
-    this.merge = new SearchMerge(this.system.indexDb());
-    this.batch = null;
-  }
-}
-
-type Text = { title: string[]; body: string[]; tokenInTitle: boolean };
-const textArb: fc.Arbitrary<Text> = fc.record({
-  title: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }),
-  body: fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 8 }),
-  tokenInTitle: fc.boolean(),
-});
-
-/** Which live record a command acts on: the newest, the oldest, or any; resolved when it runs. */
-type Pick = 'newest' | 'oldest' | number;
-const pickArb: fc.Arbitrary<Pick> = fc.oneof(fc.constant<Pick>('newest'), fc.constant<Pick>('oldest'), fc.nat());
-function picked(m: Model, pick: Pick): ModelRecord {
-  const i = pick === 'newest' ? m.live.length - 1 : pick === 'oldest' ? 0 : pick % m.live.length;
-  return m.live[i]!;
-}
-
-function textOf(m: Model, t: Text, extra: string[] = []): { title: string; body: string; token: string } {
-  const token = `tok${m.words++}x`;
-  const title = [...t.title, ...(t.tokenInTitle ? [token] : [])].join(' ');
-  const body = [...t.body, ...extra, ...(t.tokenInTitle ? [] : [token])].join(' ') || 'empty';
-  return { title, body, token };
-}
-
-function stored(m: Model, tenant: number, agent: string, type: RecordType, text: { title: string; body: string }, at: number): StoredRecord {
-  return newRecord(TENANTS[tenant]!, { agent_id: agent, type, title: text.title, body: text.body }, new Date(at));
-}
-
-function forgetLocally(m: Model, gone: (r: ModelRecord) => boolean): void {
-  for (const r of m.live.filter(gone)) {
-    m.goneIds.push(r.id);
-    m.goneTokens.push(r.token);
-  }
-  m.live = m.live.filter((r) => !gone(r));
-}
-
-type Command = fc.AsyncCommand<Model, Real>;
-
 class Write implements Command {
   constructor(readonly tenant: number, readonly agent: string, readonly type: RecordType, readonly text: Text) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const text = textOf(m, this.text);
-    const record = stored(m, this.tenant, this.agent, this.type, text, BASE + 1000 * m.clock++);
+    const record = stored(this.tenant, this.agent, this.type, text, BASE + 1000 * m.clock++);
     await r.system.records.create(TENANTS[this.tenant]!, record, WRITE);
     m.live.push(modelOf(record, this.tenant, text.token));
   }
   toString = () => `write(t${this.tenant}, ${this.agent}, ${JSON.stringify(this.text)})`;
 }
 
-/** Writes and deletes sent together: they share the group commit's transaction. */
+/** Writes, deletes and updates (of other records) sent together: they share the group commit's transaction. */
 class Together implements Command {
-  constructor(readonly writes: { tenant: number; text: Text }[], readonly deletes: Pick[]) {}
+  constructor(readonly writes: { tenant: number; text: Text }[], readonly deletes: Pick[], readonly updates: UpdateSpec[]) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const targets = [...new Set(m.live.length === 0 ? [] : this.deletes.map((p) => picked(m, p)))];
     const made = this.writes.map(({ tenant, text }) => {
       const t = textOf(m, text);
-      return { record: stored(m, tenant, AGENTS[0]!, 'fact', t, BASE + 1000 * m.clock++), tenant, token: t.token };
+      return { record: stored(tenant, AGENTS[0]!, 'fact', t, BASE + 1000 * m.clock++), tenant, token: t.token };
     });
     await Promise.all([
       ...made.map(({ record }) => r.system.records.create(record.tenant_id, record, WRITE)),
       ...targets.map((t) => r.system.records.delete(TENANTS[t.tenant]!, t.id)),
+      applyUpdates(m, r, this.updates, targets.map((t) => t.id)),
     ]);
     forgetLocally(m, (x) => targets.includes(x));
     for (const { record, tenant, token } of made) m.live.push(modelOf(record, tenant, token));
   }
-  toString = () => `together(${JSON.stringify(this.writes.map((w) => w.tenant))}, delete ${JSON.stringify(this.deletes)})`;
+  toString = () =>
+    `together(${JSON.stringify(this.writes.map((w) => w.tenant))}, delete ${JSON.stringify(this.deletes)}, update ${JSON.stringify(this.updates.map((u) => [u.pick, u.text !== null]))})`;
 }
 
 class Delete implements Command {
@@ -221,7 +150,9 @@ class ChangeText implements Command {
   async run(m: Model, r: Real) {
     const target = picked(m, this.pick);
     const text = textOf(m, this.text);
-    const record: StoredRecord = { ...storedOf(target), title: text.title, body: text.body };
+    // The record as stored, with every field the model does not follow (the stream brings the whole item).
+    const current = await r.system.records.get(TENANTS[target.tenant]!, target.id);
+    const record: StoredRecord = { ...current!, title: text.title, body: text.body };
     await r.system.changeText(record);
     m.goneTokens.push(target.token);
     Object.assign(target, { title: text.title, body: text.body, token: text.token });
@@ -273,7 +204,7 @@ class Import implements Command {
     const made = texts.map((t) => {
       const text = textOf(m, t, this.bulk ? [BULK_WORD] : []);
       const at = this.future ? FUTURE + 1000 * m.clock++ : BASE + 1000 * m.clock++;
-      return { record: stored(m, this.tenant, AGENTS[1]!, 'decision', text, at), token: text.token };
+      return { record: stored(this.tenant, AGENTS[1]!, 'decision', text, at), token: text.token };
     });
     const records = made.map((x) => x.record);
     // A record of the tenant already stored is skipped: the import runs again without change.
@@ -380,60 +311,6 @@ function failingAfter(storage: SqlitePostingStorage, writes: number): SqlitePost
   });
 }
 
-function modelOf(record: StoredRecord, tenant: number, token: string): ModelRecord {
-  return { id: record.id, tenant, agent: record.agent_id, type: record.type, title: record.title, body: record.body, created_at: record.created_at, token };
-}
-
-function storedOf(x: ModelRecord): StoredRecord {
-  return { id: x.id, tenant_id: TENANTS[x.tenant]!, agent_id: x.agent, type: x.type, title: x.title, body: x.body, client: null, metadata: null, created_at: x.created_at, classification: null };
-}
-
-/** Every check, after every command. */
-async function checkAll(m: Model, r: Real): Promise<void> {
-  await r.system.settle();
-  expect(indexProblems(r.system.indexDb())).toEqual([]);
-  const searchers = r.system.searchers();
-  for (const [tenant, tenantId] of TENANTS.entries()) {
-    const live = m.live.filter((x) => x.tenant === tenant);
-    const listed = await r.system.records.list(tenantId, { filters: {}, order: 'asc', limit: 100_000 });
-    expect(listed.map((x) => x.id).sort()).toEqual(live.map((x) => x.id).sort());
-    for (const x of live) {
-      const got = await r.system.records.get(tenantId, x.id);
-      expect(got && { title: got.title, body: got.body, created_at: got.created_at }).toEqual({ title: x.title, body: x.body, created_at: x.created_at });
-      for (const [name, search] of searchers) {
-        const hits = await search.search(tenantId, { text: parseQuery(x.token), limit: 5 });
-        expect([name, x.token, hits.map((h) => h.id)]).toEqual([name, x.token, [x.id]]);
-      }
-    }
-    // The oracle ranks the live records from their text alone; document numbers are their seq.
-    const seqOf = r.system.indexDb().prepare<[string], number>('SELECT seq FROM records WHERE id = ?').pluck();
-    const documents = live.map((x) => ({ doc: seqOf.get(x.id)!, title: x.title, body: x.body, id: x.id })).sort((a, b) => a.doc - b.doc);
-    const idOf = new Map(documents.map((d) => [d.doc, d.id]));
-    // Filters too: an agent's, and a `since` that the newest-block bounds (search_newest) may skip by.
-    const since = new Date(BASE + 1000 * Math.floor(m.clock / 2)).toISOString();
-    const byDoc = new Map(documents.map((d) => [d.doc, live.find((x) => x.id === d.id)!]));
-    const filters = [
-      { name: 'none', query: {}, accept: () => true },
-      { name: 'agent', query: { agent_id: AGENTS[1] }, accept: (x: ModelRecord) => x.agent === AGENTS[1] },
-      { name: 'since', query: { since }, accept: (x: ModelRecord) => x.created_at >= since },
-    ];
-    for (const q of QUERIES) {
-      const text = parseQuery(q)!;
-      for (const f of filters) {
-        const expected = oracleSearch(documents, text, 5, { accept: (doc) => f.accept(byDoc.get(doc)!) }).map((h) => `${idOf.get(h.doc)}@${rankFromScore(h.score)}`);
-        for (const [name, search] of searchers) {
-          const hits = await search.search(tenantId, { text, limit: 5, ...f.query });
-          expect([name, q, f.name, hits.map((h) => `${h.id}@${h.rank}`)]).toEqual([name, q, f.name, expected]);
-        }
-      }
-    }
-  }
-  for (const id of m.goneIds) for (const tenantId of TENANTS) expect(await r.system.records.get(tenantId, id)).toBeNull();
-  for (const token of m.goneTokens) {
-    for (const tenantId of TENANTS) for (const [, search] of searchers) expect((await search.search(tenantId, { text: parseQuery(token), limit: 5 })).map((h) => h.id)).toEqual([]);
-  }
-}
-
 /** Runs the command, then every check. */
 function checked(command: Command): Command {
   return {
@@ -446,11 +323,12 @@ function checked(command: Command): Command {
   };
 }
 
-const tenantArb = fc.integer({ min: 0, max: TENANTS.length - 1 });
 const commands = [
   fc.tuple(tenantArb, fc.constantFrom(...AGENTS), fc.constantFrom(...TYPES), textArb).map(([t, a, ty, x]) => new Write(t, a, ty, x)),
   fc.tuple(tenantArb, fc.constantFrom(...AGENTS), fc.constantFrom(...TYPES), textArb).map(([t, a, ty, x]) => new Write(t, a, ty, x)),
-  fc.tuple(fc.array(fc.record({ tenant: tenantArb, text: textArb }), { maxLength: 4 }), fc.array(pickArb, { maxLength: 3 })).map(([w, d]) => new Together(w, d)),
+  fc.tuple(fc.array(fc.record({ tenant: tenantArb, text: textArb }), { maxLength: 4 }), fc.array(pickArb, { maxLength: 3 }), fc.array(updateArb, { maxLength: 3 })).map(
+    ([w, d, u]) => new Together(w, d, u),
+  ),
   pickArb.map((p) => new Delete(p)),
   fc.tuple(pickArb, textArb).map(([p, x]) => new ChangeText(p, x)),
   fc.tuple(tenantArb, fc.option(fc.constantFrom(...AGENTS), { nil: undefined }), fc.option(fc.nat({ max: 60 }), { nil: undefined })).map(([t, a, b]) => new Forget(t, a, b)),
@@ -465,6 +343,7 @@ const commands = [
   fc.constant(new MergeAll()),
   fc.boolean().map((atOpen) => new Restart(atOpen)),
   fc.tuple(fc.integer({ min: 1, max: 40 }), fc.nat({ max: 40 })).map(([d, w]) => new Crash(d, w)),
+  ...updateCommands,
 ].map((arb) => arb.map(checked));
 
 export interface ModelRunOptions {

@@ -6,6 +6,7 @@ import { newRecord, type RecordInput, type StoredRecord } from '../../shared/dom
 import type { Limits } from '../../shared/domain/tenant.js';
 import type { ListRequest } from '../../shared/domain/listing.js';
 import type { JobQueue, KeyStore, RecordStore, SearchIndex, SearchQuery, UsageMeter } from '../../shared/ports.js';
+import { updateCases } from './update-cases.js';
 
 /** The adapters of one backend, fresh and empty for each test. */
 export interface PortFixture {
@@ -18,6 +19,11 @@ export interface PortFixture {
   recordsAt(clock: () => number): RecordStore;
   /** Waits until every write so far is visible to search (a no-op where search is immediate). */
   settle(): Promise<void>;
+  /**
+   * Where the search index has a tail of records it has not taken in yet (SQLite's merge), takes every record
+   * in, so that a test can check what a change does to the index proper; absent elsewhere.
+   */
+  indexAll?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -351,6 +357,8 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         test.todo(`create queues the classification job: not supported on ${backend} (the stream does it)`);
       }
     });
+
+    updateCases({ f: () => f, tenantA: () => tenantA, tenantB: () => tenantB, tick: () => (clock += 1), put, search }, options);
 
     describe('SearchIndex', () => {
       test('matches stemmed words over title and body, title first', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { SqliteRecordStore } from '../../shared/adapters/local/record-store.js';
+import { SearchMerge } from '../../shared/adapters/local/search-merge.js';
 import { SqliteSearchPool } from '../../shared/adapters/local/search-pool.js';
 import { runPortSuite, type PortFixture } from './port-suite.js';
 
@@ -18,6 +19,10 @@ function sqliteFixture(searchThreads: number): () => Promise<PortFixture> {
       search: pool ?? adapters.search,
       recordsAt: (clock) => new SqliteRecordStore(adapters.db, clock),
       settle: async () => undefined,
+      indexAll: async () => {
+        const merge = new SearchMerge(adapters.db);
+        while (merge.next(1000) > 0);
+      },
       close: async () => {
         await pool?.close();
         adapters.close();

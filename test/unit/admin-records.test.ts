@@ -33,6 +33,9 @@ function line(ms: number, overrides: Record<string, unknown> = {}): Record<strin
     created_at: at(ms).toISOString(),
     metadata: null,
     classification: null,
+    version: 1,
+    updated_at: null,
+    superseded_by: null,
     ...overrides,
   };
 }
@@ -81,8 +84,18 @@ describe('checkLine', () => {
     expect(Object.keys((checked as { record: StoredRecord }).record.metadata!)).toEqual(['z', 'deep']);
   });
 
+  test('keeps version, updated_at and superseded_by; a line of an export made before them has version 1 and nulls', () => {
+    const corrected = line(5, { version: 3, updated_at: at(40).toISOString(), superseded_by: line(6).id });
+    expect(checkLine(JSON.stringify(corrected))).toEqual({ record: corrected });
+    const current = line(5);
+    const { version: _v, updated_at: _u, superseded_by: _s, ...older } = current;
+    expect(checkLine(JSON.stringify(older))).toEqual({ record: current });
+  });
+
   test.each([
     ['text that is not JSON', '{"id":', /^not JSON/],
+    ['a version of 0', JSON.stringify(line(1, { version: 0 })), /^version: /],
+    ['an updated_at that is no timestamp', JSON.stringify(line(1, { version: 2, updated_at: 'yesterday' })), /^updated_at: /],
     ['an array', '[]', /record: /],
     ['a tenant_id (an export has none)', JSON.stringify({ ...line(1), tenant_id: 'x' }), /tenant_id/],
     ['a field the API does not name', JSON.stringify({ ...line(1), rank: 1 }), /rank/],
@@ -158,8 +171,12 @@ describe('importRecords', () => {
 });
 
 describe('exportRecords', () => {
+  /** `n` records, written newest first; every third one updated twice and superseded by the one after it, which a listing leaves out. */
   async function seed(n: number) {
-    const records = Array.from({ length: n }, (_, i) => ({ ...(line(n - i) as unknown as StoredRecord), tenant_id: tenant }));
+    const records = Array.from({ length: n }, (_, i) => ({
+      ...(line(n - i, i % 3 === 0 ? { version: 3, updated_at: at(100 + i).toISOString(), superseded_by: line(n - i + 1).id } : {}) as unknown as StoredRecord),
+      tenant_id: tenant,
+    }));
     await sqlite.records.import(tenant, records);
     return records;
   }

@@ -89,6 +89,12 @@ test('a database of the engine before search_newest gets it, for every merged re
   const db = new Database(file);
   // Back to the schema before search_newest: without it, and with the listing indexes of then.
   db.exec(`
+    DROP TRIGGER records_seq_moves_to_new;
+    DROP TRIGGER records_seq_move_counter;
+    DROP INDEX records_superseded;
+    ALTER TABLE records DROP COLUMN version;
+    ALTER TABLE records DROP COLUMN updated_at;
+    ALTER TABLE records DROP COLUMN superseded_by;
     DROP TABLE service_secrets;
     DROP TABLE search_newest;
     DROP TRIGGER records_seq_is_new;

@@ -119,6 +119,9 @@ test("the query counter and the record store's counter share the row, from their
     metadata: null,
     created_at: new Date().toISOString(),
     classification: null,
+    version: 1,
+    updated_at: null,
+    superseded_by: null,
   });
   for (let i = 0; i < 3; i++) {
     expect(await adapters.usage.countQuery(tenant.tenant_id, month, 10)).toBe(true);

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { Db } from './db.js';
 import { NEWEST_TABLE_SQL } from './newest.js';
 import { POSTING_TABLES_SQL } from './posting-storage.js';
-import { SEQ_TRIGGERS_SQL } from './rows.js';
+import { SEQ_MOVE_TRIGGERS_SQL, SEQ_TRIGGERS_SQL } from './rows.js';
 
 export type { Db } from './db.js';
 
@@ -164,6 +164,19 @@ export const MIGRATIONS: readonly string[] = [
     value BLOB NOT NULL,
     created_at TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
+  `,
+  // Records that can be corrected (docs/architecture.md, "Updates and supersedes"): a version (1 for every
+  // record stored before), when it was last updated, and the record that supersedes it. The superseded
+  // records by tenant and seq, in a partial index that holds only them: a search asks it which of a tenant's
+  // documents to leave out, which costs one probe of an empty range for a tenant that has none; it holds
+  // superseded_by too, so that SQLite reads it alone (a covering index), never the rows. An update that
+  // changes a record's text moves it to a new seq, from the same counter as an insert (rows.ts).
+  `
+  ALTER TABLE records ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE records ADD COLUMN updated_at TEXT;
+  ALTER TABLE records ADD COLUMN superseded_by TEXT;
+  CREATE INDEX records_superseded ON records(tenant_id, seq, superseded_by) WHERE superseded_by IS NOT NULL;
+  ${SEQ_MOVE_TRIGGERS_SQL}
   `,
 ];
 

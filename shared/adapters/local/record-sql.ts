@@ -20,8 +20,18 @@ export const INSERT_RECORD = `INSERT INTO records (seq, ${columns}) VALUES (${NE
 /** As INSERT_RECORD, but an id that any tenant holds already inserts nothing: an import. */
 export const IMPORT_RECORD = `${INSERT_RECORD} ON CONFLICT (id) DO NOTHING`;
 
-/** A new version of the record at `@seq`, from the stream: every column but its id and tenant. */
+/** A new version of the record at `@seq`, from the stream or an update that keeps its text: every column but its id and tenant. */
 export const UPDATE_RECORD = `UPDATE records SET ${changeable.map((column) => `${column} = @${column}`).join(', ')} WHERE seq = @seq`;
+
+/**
+ * A new version of the record at `@seq` with a new text, from an update: every column but its id and tenant,
+ * under a new seq above every seq given before (the triggers of rows.ts check it and move the counter), so
+ * that its new text is the index's tail, as a new record's is (search-merge.ts, invariant 7).
+ */
+export const MOVE_RECORD = `UPDATE records SET seq = ${NEXT_SEQ_SQL}, ${changeable.map((column) => `${column} = @${column}`).join(', ')} WHERE seq = @seq`;
+
+/** Marks a tenant's record as superseded by another, when `@agent` is null or wrote it: (@by, @tenant, @id, @agent). */
+export const SUPERSEDE_RECORD = 'UPDATE records SET superseded_by = @by WHERE tenant_id = @tenant AND id = @id AND (@agent IS NULL OR agent_id = @agent)';
 
 /** The row of a tenant's record: (tenant, id). */
 export const SELECT_RECORD = 'SELECT * FROM records WHERE tenant_id = ? AND id = ?';
@@ -41,8 +51,8 @@ export const SELECT_OWNER = 'SELECT tenant_id FROM records WHERE id = ?';
 /** Deletes a record's row: (seq). */
 export const DELETE_RECORD = 'DELETE FROM records WHERE seq = ?';
 
-/** Sets a tenant's record's classification: (classification as JSON, tenant, id). */
-export const SET_CLASSIFICATION = 'UPDATE records SET classification = ? WHERE tenant_id = ? AND id = ?';
+/** Sets a tenant's record's classification while it has the version, when one is given: (classification as JSON, tenant, id, version or null). */
+export const SET_CLASSIFICATION = 'UPDATE records SET classification = ? WHERE tenant_id = ? AND id = ? AND version = coalesce(?, version)';
 
 /** Deletes up to `?2` of a tenant's records: (tenant, rows). */
 export const ERASE_RECORDS = 'DELETE FROM records WHERE seq IN (SELECT seq FROM records INDEXED BY records_tenant_created WHERE tenant_id = ? LIMIT ?)';

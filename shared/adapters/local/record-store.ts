@@ -1,7 +1,8 @@
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
 import type { ListRequest } from '../../domain/listing.js';
-import { idMillis, receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
+import { changesText, idMillis, patchedRecord, receiptOf, type Classification, type StoredRecord } from '../../domain/record.js';
+import type { RecordPatch } from '../../domain/schemas.js';
 import type {
   CreateRecordOptions,
   CreateRecordResult,
@@ -12,6 +13,7 @@ import type {
   ForgetSelectors,
   ImportResult,
   RecordStore,
+  UpdateRecordOptions,
 } from '../../ports.js';
 import type { Db } from './db.js';
 import { groupCommitOf, type GroupCommit } from './group-commit.js';
@@ -22,10 +24,12 @@ import type { SearchMerger } from './search-merger.js';
 
 /**
  * Records on SQLite. One transaction (a savepoint within a group commit) holds the idempotency check, the
- * quota count, the record and its classification job, so either all of them are durable or none is; writes
- * that arrive together share one commit and one fsync (group-commit.ts). A record is searchable as soon as
- * it is stored: searches read the records above the merge mark as the index's tail, and the merger takes
- * them into the index later, in large batches (search-merge.ts).
+ * quota count, the records it supersedes, the record and its classification job, so either all of them are
+ * durable or none is; writes that arrive together share one commit and one fsync (group-commit.ts). A record
+ * is searchable as soon as it is stored: searches read the records above the merge mark as the index's
+ * tail, and the merger takes them into the index later, in large batches (search-merge.ts). An update that
+ * changes the text takes the old one out of the index and gives the record a new seq, in its transaction, so
+ * the new text is tail like a new record's (invariant 7 there).
  */
 export class SqliteRecordStore implements RecordStore {
   private readonly sql: RecordStatements;
@@ -44,6 +48,7 @@ export class SqliteRecordStore implements RecordStore {
     this.changeIndex = indexChanges(db);
     this.tx = {
       create: db.transaction(this.createRecord.bind(this)),
+      update: db.transaction(this.updateRecord.bind(this)),
       delete: db.transaction(this.deleteRecord.bind(this)),
       forgetSlice: db.transaction(this.forgetSlice.bind(this)),
       import: db.transaction(this.importRecords.bind(this)),
@@ -69,6 +74,12 @@ export class SqliteRecordStore implements RecordStore {
     return row ? toStoredRecord(row) : null;
   }
 
+  async update(tenantId: string, id: string, patch: RecordPatch, options: UpdateRecordOptions): Promise<StoredRecord | null> {
+    const updated = await this.commits.submit(() => this.tx.update(tenantId, id, patch, options));
+    if (updated?.moved) this.merger?.wake();
+    return updated?.record ?? null;
+  }
+
   async delete(tenantId: string, id: string): Promise<DeletedRecord | null> {
     // Through the group commit: answered once durable, like a write.
     return this.commits.submit(() => this.tx.delete(tenantId, id));
@@ -89,7 +100,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async forget(tenantId: string, selectors: ForgetSelectors, { dryRun, at }: { dryRun: boolean; at: Date }): Promise<ForgetOutcome> {
-    const { where, values } = filterConditions({ agent_id: selectors.agent_id, type: selectors.type, client: selectors.client });
+    const { where, values } = filterConditions({ agent_id: selectors.agent_id, type: selectors.type, client: selectors.client, include_superseded: true });
     // Without ids, created before the forget began: a record written while it runs is never taken. Named ids
     // are taken whatever their created_at, which an import may set after today.
     let until = selectors.before;
@@ -149,9 +160,13 @@ export class SqliteRecordStore implements RecordStore {
     return { records, search_index_rows: indexRows, ...rest };
   }
 
-  async setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean> {
+  /**
+   * As the port says; with `version`, only while the record still has that version, so that a suggestion for
+   * a text an update has since replaced never lands on the new one (the update queued a job for it).
+   */
+  async setClassification(tenantId: string, id: string, classification: Classification, version?: number): Promise<boolean> {
     // Through the group commit too: the worker's suggestions then share the writes' fsyncs.
-    return this.commits.submit(() => this.sql.setClassification.run(JSON.stringify(classification), tenantId, id).changes === 1);
+    return this.commits.submit(() => this.sql.setClassification.run(JSON.stringify(classification), tenantId, id, version ?? null).changes === 1);
   }
 
   // The transactions' work (this.tx runs each as one).
@@ -175,6 +190,11 @@ export class SqliteRecordStore implements RecordStore {
         return { receipt: receiptOf(receipt), replayed: true };
       }
     }
+    // Each named record must be one GET would return (and the agent's, for an agent's key); else nothing is stored.
+    for (const supersededId of options.supersedes?.ids ?? []) {
+      const marked = this.sql.supersedeRecord.run({ by: record.id, tenant: tenantId, id: supersededId, agent: options.supersedes!.agentId });
+      if (marked.changes !== 1) throw new AppError('not_found', `No record with id ${supersededId}`);
+    }
     if (this.sql.countRecord.run({ tenant: tenantId, month: options.month, quota: options.recordQuota }).changes === 0) {
       throw new AppError('record_quota_exceeded', 'The monthly record quota is used up');
     }
@@ -182,6 +202,33 @@ export class SqliteRecordStore implements RecordStore {
     this.sql.insertJob.run(tenantId, record.id, now);
     if (claim) this.sql.putIdempotencyKey.run(tenantId, claim.key, claim.requestHash, record.id, now + IDEMPOTENCY_TTL_MS);
     return { receipt: receiptOf({ ...record, tenant_id: tenantId }), replayed: false };
+  }
+
+  /**
+   * The patched record, when the tenant has it and `ifVersions` holds its version. A new text leaves the index
+   * as a delete does (the text the index was given goes out: index-changes.ts), and the record moves to a new
+   * seq, where it is tail like a new record, with one classification job for the new text; other fields
+   * change in place, and the index with them (a search reads them from the row). `moved`: the text changed.
+   */
+  private updateRecord(tenantId: string, id: string, patch: RecordPatch, { ifVersions, at }: UpdateRecordOptions): { record: StoredRecord; moved: boolean } | null {
+    const row = this.sql.selectRecord.get(tenantId, id);
+    if (!row) return null;
+    const current = toStoredRecord(row);
+    if (ifVersions !== undefined && !ifVersions.includes(current.version)) {
+      throw new AppError('version_conflict', `The record is at version ${current.version} (ETag "${current.version}"); nothing changed`);
+    }
+    const record = patchedRecord(current, patch, at);
+    const params = { ...recordParams(record), seq: row.seq };
+    if (!changesText(current, patch)) {
+      this.sql.updateRecord.run(params);
+      return { record, moved: false };
+    }
+    this.changeIndex(tenantId, [{ doc: row.seq, title: row.title, body: row.body }], -1);
+    this.sql.moveRecord.run(params);
+    // A job still waiting would classify the new text too; one is enough.
+    this.sql.deleteRecordJob.run(tenantId, id);
+    this.sql.insertJob.run(tenantId, id, this.clock());
+    return { record, moved: true };
   }
 
   /**

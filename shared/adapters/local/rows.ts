@@ -23,6 +23,18 @@ export const SEQ_TRIGGERS_SQL = `
 `;
 
 /**
+ * The same for a record that moves to a new seq (an update that changes its text, record-store.ts): the new
+ * seq must be above every seq given before, and moves the counter, so the old one is never given again.
+ */
+export const SEQ_MOVE_TRIGGERS_SQL = `
+  CREATE TRIGGER records_seq_moves_to_new BEFORE UPDATE OF seq ON records
+  WHEN NEW.seq IS NOT OLD.seq AND (NEW.seq IS NULL OR NEW.seq <= (SELECT last_seq FROM search_state))
+  BEGIN SELECT RAISE(ABORT, 'a record seq must be above every seq given before (search_state.last_seq)'); END;
+  CREATE TRIGGER records_seq_move_counter AFTER UPDATE OF seq ON records WHEN NEW.seq IS NOT OLD.seq
+  BEGIN UPDATE search_state SET last_seq = NEW.seq; END;
+`;
+
+/**
  * The columns of `records` besides `seq`: one for each field of the stored record, named as the field, in the
  * record's order (the table's own order, fixed by its migrations, differs; a test checks they hold the same).
  */
@@ -69,11 +81,15 @@ export function toSearchHit({ rank, ...row }: SearchRow): SearchHit {
   return { ...toStoredRecord(row), rank };
 }
 
+/** The record filters as filterConditions reads them: a listing's, a forget's, a search's. */
+type Filters = { [K in Exclude<keyof RecordFilters, 'include_superseded'>]?: RecordFilters[K] | null } & { include_superseded?: boolean | null | undefined };
+
 /**
- * Record filters (a listing's, a forget's, a search's) as SQL conditions on `records` and their values in
- * order, the tenant apart; an absent or null filter keeps every record.
+ * Record filters as SQL conditions on `records` and their values in order, the tenant apart; an absent or
+ * null filter keeps every record, except `include_superseded`, which as in RecordFilters keeps only the
+ * current records unless it is true (a forget, which takes superseded records like any other, sets it).
  */
-export function filterConditions(filters: { [K in keyof RecordFilters]?: RecordFilters[K] | null }): { where: string[]; values: unknown[] } {
+export function filterConditions(filters: Filters): { where: string[]; values: unknown[] } {
   const where: string[] = [];
   const values: unknown[] = [];
   for (const field of ['agent_id', 'type', 'client'] as const) {
@@ -91,5 +107,6 @@ export function filterConditions(filters: { [K in keyof RecordFilters]?: RecordF
     where.push('created_at < ?');
     values.push(filters.until);
   }
+  if (filters.include_superseded !== true) where.push('superseded_by IS NULL');
   return { where, values };
 }

@@ -7,7 +7,7 @@ import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { filterConditions, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
-import { searchCost } from '../../search/cost.js';
+import { FILTER_EXCLUDED_MAX, searchCost } from '../../search/cost.js';
 import type { Filter } from '../../search/filter.js';
 import { clausesOf, type TextQuery } from '../../search/query.js';
 import { searchIndex } from '../../search/searcher.js';
@@ -28,10 +28,20 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly postings: SqlitePostingStorage;
   private readonly tails: TailCache;
   private readonly state: Statement;
+  private readonly excludedMax: number;
   /** Runs `run` in one read transaction (a snapshot of the database). */
   private readonly inSnapshot: <T>(run: () => T) => T;
 
-  constructor(private readonly db: Db) {
+  /**
+   * `excludedMax`: the most superseded records of a tenant a search leaves out by a list read before it
+   * (FILTER_EXCLUDED_MAX); with more, the filter checks them one candidate at a time. Tests set it low to
+   * check that way on a few records.
+   */
+  constructor(
+    private readonly db: Db,
+    { excludedMax = FILTER_EXCLUDED_MAX }: { excludedMax?: number } = {},
+  ) {
+    this.excludedMax = excludedMax;
     this.postings = new SqlitePostingStorage(db);
     this.tails = new TailCache(db);
     this.state = db.prepare('SELECT merged_upto AS upTo, tail_gen AS gen FROM search_state');
@@ -72,20 +82,19 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
-    // The record filters, as conditions on a table alias and their values in order; the tenant is checked apart.
-    const { where: conditions, values } = filterConditions(query);
-    const on = (alias: string) => conditions.map((c) => ` AND ${alias}.${c}`).join('');
-
     if (query.text === null) {
+      // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
+      const { where, values } = filterConditions(query);
       const rows = this.statement(
-        `SELECT r.* FROM records r WHERE r.tenant_id = ?${on('r')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+        `SELECT r.* FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
       ).all(tenantId, ...values, query.limit) as RecordRow[];
       return rows.map((row) => ({ ...row, rank: 0 }));
     }
     if (isEmptyQuery(query.text)) return [];
 
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
-    // only about a record that would enter the top `limit`.
+    // only about a record that would enter the top `limit`. Superseded records are left out apart (filterOf).
+    const { where: conditions, values } = filterConditions({ ...query, include_superseded: true });
     const { tail, upTo } = this.tailOf(tenantId);
     const filter = this.filterOf(tenantId, query, conditions, values, upTo);
     const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, filter, ranking: RANKING, tail });
@@ -105,11 +114,24 @@ export class SqliteSearchIndex implements SearchIndex {
    * of records by one range of it, or, for a search by agent, the agent's records listed from their own
    * index (`records_tenant_agent_created`). A window of merged records (at or below `upTo`, the merge mark
    * of this snapshot) that `since` rules out by its blocks' newest times (newest.ts) is skipped without
-   * reading its records. None without filters.
+   * reading its records. Unless the search includes them, the tenant's superseded records are left out: read
+   * from their partial index before the search when there are few (a tenant without any, the usual case,
+   * costs that one probe and has no filter for them), else checked with the rest, one probe each. None
+   * without filters.
    */
   private filterOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[], upTo: number): Filter | undefined {
-    if (conditions.length === 0) return undefined;
-    const where = conditions.map((c) => ` AND m.${c}`).join('');
+    const superseded =
+      query.include_superseded === true
+        ? []
+        : (this.statement(
+            'SELECT seq FROM records INDEXED BY records_superseded WHERE tenant_id = ? AND superseded_by IS NOT NULL ORDER BY seq LIMIT ?',
+          ).pluck().all(tenantId, this.excludedMax + 1) as number[]);
+    const many = superseded.length > this.excludedMax;
+    const excluded = superseded.length > 0 && !many ? { excluded: Uint32Array.from(superseded) } : {};
+    if (conditions.length === 0 && !many) return superseded.length === 0 ? undefined : { matches: () => true, ...excluded };
+    const where =
+      conditions.map((c) => ` AND m.${c}`).join('') +
+      (many ? ' AND NOT EXISTS (SELECT 1 FROM records s INDEXED BY records_superseded WHERE s.tenant_id = m.tenant_id AND s.seq = m.seq AND s.superseded_by IS NOT NULL)' : '');
     const check = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq = ?${where}`).pluck();
     const any = this.statement(`SELECT 1 FROM records m INDEXED BY records_tenant_filters WHERE m.tenant_id = ? AND m.seq BETWEEN ? AND ?${where} LIMIT 1`).pluck();
     const since = query.since;
@@ -118,6 +140,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const mayBeNewEnough = (from: number, to: number) =>
       newer === null || to > upTo || newer.get(tenantId, newestBlockOf(from), newestBlockOf(to), since) !== undefined;
     const filter: Filter = {
+      ...excluded,
       matches: (seq) => check.get(tenantId, seq, ...values) !== undefined,
       mayMatchIn: (from, to) => mayBeNewEnough(from, to) && any.get(tenantId, from, to, ...values) !== undefined,
     };
@@ -134,8 +157,8 @@ export class SqliteSearchIndex implements SearchIndex {
         Uint32Array.from(
           this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_created WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
         ).sort(),
-      // The agent's records pass when the agent is the only filter.
-      exact: conditions.length === 1,
+      // The agent's records pass when the agent is the only filter (the excluded ones apart, which are left out first).
+      exact: conditions.length === 1 && !many,
     };
     return filter;
   }

@@ -40,6 +40,12 @@ import type { PostingStorage } from '../../search/storage.js';
  *    that a tail cache or a batch read before it reads again; a change at or below a term's reach is made
  *    to the index itself, term by term (index-changes.ts). New records need no signal (invariant 1).
  * 6. `search_newest` bounds from above, per tenant and block of seq, the `created_at` of the merged records.
+ * 7. A record keeps its seq while its text stays; an update that changes the text (SqliteRecordStore.update)
+ *    takes the old text out as a delete does (5) and moves the record to a new seq from the counter (the
+ *    triggers on `UPDATE OF seq`, rows.ts), so that its new text is tail like a new record's and the old seq
+ *    is never given again (1). (The AWS-shaped mode's stream changes a text in place instead, by 2 and 5:
+ *    document-index.ts.) The index holds text only: other fields, `superseded_by` among them, change in the
+ *    row alone, and a search reads them from there.
  * test/support/index-invariants.ts checks 1, 2 and 4 against the records; the model-based test
  * (test/model/) checks them after every step of every interleaving it draws.
  */

@@ -1,0 +1,72 @@
+import { expect } from '@jest/globals';
+import { parseQuery } from '../../shared/domain/query-parse.js';
+import { rankFromScore } from '../../shared/domain/rank.js';
+import type { SearchQuery } from '../../shared/ports.js';
+import { indexProblems } from '../support/index-invariants.js';
+import { oracleSearch } from '../support/search-oracle.js';
+import { AGENTS, BASE, TENANTS, type Model, type ModelRecord, type Real } from './model-parts.js';
+
+const QUERIES = ['When did the user move to Berlin?', 'what does Sam prefer for lunch', '"release notes" deploy', 'dark mode'];
+const current = (x: ModelRecord) => x.superseded_by === null;
+
+/**
+ * Every check of the search index's model, after every command:
+ * - the index is exactly what the records make (test/support/index-invariants.ts);
+ * - each live record is returned by GET as the model has it, is in the listing and found by its own word
+ *   (on every searcher) while it is current, and only with include_superseded once superseded;
+ * - the top 5 of a few queries, plain, by agent, with `since`, and with superseded records, equals the
+ *   brute-force oracle's over every live record (a superseded record still counts in the statistics);
+ * - no gone record or word is returned by anything, superseded records included.
+ */
+export async function checkAll(m: Model, r: Real): Promise<void> {
+  await r.system.settle();
+  expect(indexProblems(r.system.indexDb())).toEqual([]);
+  const searchers = r.system.searchers();
+  for (const [tenant, tenantId] of TENANTS.entries()) {
+    const live = m.live.filter((x) => x.tenant === tenant);
+    const listed = async (include_superseded?: true) =>
+      (await r.system.records.list(tenantId, { filters: include_superseded ? { include_superseded } : {}, order: 'asc', limit: 100_000 })).map((x) => x.id).sort();
+    expect(await listed()).toEqual(live.filter(current).map((x) => x.id).sort());
+    expect(await listed(true)).toEqual(live.map((x) => x.id).sort());
+    for (const x of live) {
+      const got = await r.system.records.get(tenantId, x.id);
+      const seen = got && { title: got.title, body: got.body, type: got.type, created_at: got.created_at, version: got.version, superseded_by: got.superseded_by };
+      expect(seen).toEqual({ title: x.title, body: x.body, type: x.type, created_at: x.created_at, version: x.version, superseded_by: x.superseded_by });
+      for (const [name, search] of searchers) {
+        const found = async (include_superseded: boolean) => (await search.search(tenantId, { text: parseQuery(x.token), limit: 5, include_superseded })).map((h) => h.id);
+        expect([name, x.token, await found(false)]).toEqual([name, x.token, current(x) ? [x.id] : []]);
+        expect([name, x.token, await found(true)]).toEqual([name, x.token, [x.id]]);
+      }
+    }
+    // The oracle ranks the live records from their text alone; document numbers are their seq.
+    const seqOf = r.system.indexDb().prepare<[string], number>('SELECT seq FROM records WHERE id = ?').pluck();
+    const documents = live.map((x) => ({ doc: seqOf.get(x.id)!, title: x.title, body: x.body, id: x.id })).sort((a, b) => a.doc - b.doc);
+    const idOf = new Map(documents.map((d) => [d.doc, d.id]));
+    // Filters too: an agent's, and a `since` that the newest-block bounds (search_newest) may skip by.
+    const since = new Date(BASE + 1000 * Math.floor(m.clock / 2)).toISOString();
+    const byDoc = new Map(documents.map((d) => [d.doc, live.find((x) => x.id === d.id)!]));
+    const filters: { name: string; query: Partial<SearchQuery>; accept: (x: ModelRecord) => boolean }[] = [
+      { name: 'none', query: {}, accept: current },
+      { name: 'agent', query: { agent_id: AGENTS[1] }, accept: (x) => current(x) && x.agent === AGENTS[1] },
+      { name: 'since', query: { since }, accept: (x) => current(x) && x.created_at >= since },
+      { name: 'superseded too', query: { include_superseded: true }, accept: () => true },
+      { name: 'agent, superseded too', query: { agent_id: AGENTS[1], include_superseded: true }, accept: (x) => x.agent === AGENTS[1] },
+    ];
+    for (const q of QUERIES) {
+      const text = parseQuery(q)!;
+      for (const f of filters) {
+        const expected = oracleSearch(documents, text, 5, { accept: (doc) => f.accept(byDoc.get(doc)!) }).map((h) => `${idOf.get(h.doc)}@${rankFromScore(h.score)}`);
+        for (const [name, search] of searchers) {
+          const hits = await search.search(tenantId, { text, limit: 5, ...f.query });
+          expect([name, q, f.name, hits.map((h) => `${h.id}@${h.rank}`)]).toEqual([name, q, f.name, expected]);
+        }
+      }
+    }
+  }
+  for (const id of m.goneIds) for (const tenantId of TENANTS) expect(await r.system.records.get(tenantId, id)).toBeNull();
+  for (const token of m.goneTokens) {
+    for (const tenantId of TENANTS) {
+      for (const [, search] of searchers) expect((await search.search(tenantId, { text: parseQuery(token), limit: 5, include_superseded: true })).map((h) => h.id)).toEqual([]);
+    }
+  }
+}
