@@ -145,8 +145,12 @@ export interface RecordStore {
    * idempotency keys, and says how many of each it removed. Usage counters stay, for billing.
    */
   eraseTenant(tenantId: string, progress?: (line: string) => void): Promise<ErasedCounts>;
-  /** Attaches a classification suggestion; never changes `type`. Returns false when there is no such record. */
-  setClassification(tenantId: string, id: string, classification: Classification): Promise<boolean>;
+  /**
+   * Attaches a classification suggestion; never changes `type`. With `version`, only while the record still
+   * has that version, so that a suggestion for a text an update has replaced never lands (the update queued
+   * its own). Returns false when there is no such record, or it has another version.
+   */
+  setClassification(tenantId: string, id: string, classification: Classification, version?: number): Promise<boolean>;
 }
 
 /** A search, validated. */

@@ -32,12 +32,9 @@ export function createClassifierWorker({ records, classifier, logger, now = () =
       return;
     }
     const suggestion = await classifier.classify(record);
-    await records.setClassification(job.tenant_id, job.record_id, {
-      type: suggestion.type,
-      confidence: suggestion.confidence,
-      model: suggestion.model,
-      classified_at: now().toISOString(),
-    });
+    // For the version it read: an update meanwhile has queued a job for its own text.
+    const classification = { type: suggestion.type, confidence: suggestion.confidence, model: suggestion.model, classified_at: now().toISOString() };
+    await records.setClassification(job.tenant_id, job.record_id, classification, record.version);
   };
 
   return middy<SQSEvent, SQSBatchResponse>()
