@@ -66,7 +66,7 @@ export async function deleteTenant(stores: AdminStores, config: LocalConfig, ten
   };
   let erased = await records.eraseTenant(id, eraseProgress);
   const deleted = await keys.deleteTenant(id);
-  if ((await records.list(id, { filters: {}, order: 'asc', limit: 1 })).length > 0) {
+  if ((await records.list(id, { filters: { include_superseded: true }, order: 'asc', limit: 1 })).length > 0) {
     erased = addCounts(erased, await records.eraseTenant(id, eraseProgress));
   }
   return {
