@@ -108,7 +108,7 @@ const anyBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
 const encode = (s: string) => Array.from(Buffer.from(s, 'utf8'), (b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 const anyQueryString = fc.oneof(
   fc
-    .array(fc.tuple(fc.oneof(fc.constantFrom('q', 'agent_id', 'type', 'client', 'limit', 'since'), nastyText(6)), nastyText(30)), { maxLength: 6 })
+    .array(fc.tuple(fc.oneof(fc.constantFrom('q', 'agent_id', 'type', 'client', 'limit', 'since', 'include_superseded'), nastyText(6)), nastyText(30)), { maxLength: 6 })
     .map((pairs) => pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')),
   fc.uint8Array({ maxLength: 60 }).map((bytes) => Array.from(bytes, (b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
   fc.string({ unit: fc.constantFrom('a', '=', '&', '%', '+', 'q', '2', 'F', '#', '?', ' '), maxLength: 30 }).map((s) => s.replace(/[# ]/g, '')),
