@@ -29,9 +29,9 @@ import type {
   UpdateRecordOptions,
 } from '../../../ports.js';
 import type { RecordPatch } from '../../../domain/schemas.js';
-import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, hiddenBy, type ForgetJobSink } from './forget-jobs.js';
+import { FORGET_SYNC_MAX, forgetMatches, ForgetJobs, type ForgetJobSink } from './forget-jobs.js';
 import { recordFromItem, recordKey, recordToItem } from './record-item.js';
-import { notSuperseded, supersededFailure, supersedeItems, updateRecord } from './record-update.js';
+import { notSuperseded, supersedable, supersededFailure, supersedeItems, updateRecord } from './record-update.js';
 import { scanAll } from './scan.js';
 import { firstRecords, idPrefix, idRangeOf, shardKeys, shardRecords, type IdRange } from './shard-query.js';
 import type { TableNames } from './tables.js';
@@ -73,7 +73,7 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
     const now = this.clock();
     const claim = options.idempotency;
     const supersedes = options.supersedes?.ids.length ? options.supersedes : undefined;
-    if (supersedes) await this.supersedable(tenantId, supersedes.ids);
+    if (supersedes) await supersedable(this.jobs, (ids) => this.fetch(tenantId, ids), tenantId, supersedes.ids);
     const outcome = await transactWrite(this.db, {
       TransactItems: [
         { Update: countUnderQuota(this.tables.usage, tenantId, options.month, 'records', options.recordQuota) },
@@ -126,19 +126,6 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
     throw new Error(
       `record write cancelled: ${outcome.reasons.map((r) => r.Code ?? 'None').join(', ')} (record put: ${put?.Code ?? 'None'})`,
     );
-  }
-
-  /**
-   * Throws the 404 of the first named record a running forget job hides: a condition cannot read the jobs, so
-   * while one runs the records are read and checked first. Without one (nearly always), this is one Query.
-   */
-  private async supersedable(tenantId: string, ids: readonly string[]): Promise<void> {
-    const running = await this.jobs.running(tenantId);
-    if (running.length === 0) return;
-    const hidden = hiddenBy(running);
-    const gone = new Set((await this.fetch(tenantId, ids)).filter(hidden).map((r) => r.id));
-    const first = ids.find((id) => gone.has(id));
-    if (first !== undefined) throw notSuperseded(first);
   }
 
   async update(tenantId: string, id: string, patch: RecordPatch, options: UpdateRecordOptions): Promise<StoredRecord | null> {

@@ -125,6 +125,25 @@ export function supersedeItems(table: string, tenantId: string, newId: string, s
   }));
 }
 
+/**
+ * Throws the 404 of the first named record a running forget job hides: a condition cannot read the jobs, so
+ * while one runs the records are read (`fetch`) and checked before the write. Without one (nearly always),
+ * this is one Query.
+ */
+export async function supersedable(
+  jobs: Pick<ForgetJobs, 'running'>,
+  fetch: (ids: readonly string[]) => Promise<StoredRecord[]>,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<void> {
+  const running = await jobs.running(tenantId);
+  if (running.length === 0) return;
+  const hidden = hiddenBy(running);
+  const gone = new Set((await fetch(ids)).filter(hidden).map((r) => r.id));
+  const first = ids.find((id) => gone.has(id));
+  if (first !== undefined) throw notSuperseded(first);
+}
+
 /** The first superseded id whose condition cancelled the write, given the reasons of the supersede items, in order. */
 export function supersededFailure(ids: readonly string[], reasons: readonly CancellationReason[]): string | undefined {
   return ids.find((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
