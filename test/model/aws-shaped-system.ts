@@ -17,7 +17,8 @@ import type { ModelSystem } from './model-parts.js';
  * index; searches checked against the table, as the query function does. A new text is a put of the whole
  * item, which the stream brings as a MODIFY. The model steps merges and checks the invariants on a
  * connection of its own to the index file, as another process would; a restart closes the backend, its
- * stream poller included, and opens it again on the same tables and file.
+ * stream poller included, and opens it again on the same tables and file. The index's own searcher leaves
+ * superseded records out one candidate at a time (excludedMax 1), the backend's by their list.
  */
 export async function awsShapedSystem(endpoint: string, dir: string): Promise<ModelSystem> {
   const tables = await createTestTables(endpoint);
@@ -37,7 +38,7 @@ export async function awsShapedSystem(endpoint: string, dir: string): Promise<Mo
     backend.start();
     index = new Database(join(dir, 'dynamodb-index.db'), { fileMustExist: true });
     index.pragma('busy_timeout = 5000');
-    reader = new SqliteSearchIndex(index);
+    reader = new SqliteSearchIndex(index, { excludedMax: 1 });
   };
   const close = async () => {
     await backend.close();

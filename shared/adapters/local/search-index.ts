@@ -44,14 +44,18 @@ export class SqliteSearchIndex implements SearchIndex {
     this.excludedMax = excludedMax;
     this.postings = new SqlitePostingStorage(db);
     this.tails = new TailCache(db);
-    this.state = db.prepare('SELECT merged_upto AS upTo, tail_gen AS gen FROM search_state');
+    // With whether the tenant has superseded records at all: one probe of their partial index, in the statement
+    // every search runs anyway, so that a tenant without any (the usual case) pays no statement for them.
+    this.state = db.prepare(
+      'SELECT merged_upto AS upTo, tail_gen AS gen, EXISTS (SELECT 1 FROM records INDEXED BY records_superseded WHERE tenant_id = ? AND superseded_by IS NOT NULL) AS superseded FROM search_state',
+    );
     this.inSnapshot = db.transaction((run: () => unknown) => run()) as <T>(run: () => T) => T;
   }
 
-  /** The tenant's tail and the merge mark, as of the current transaction (one read of search_state). */
-  private tailOf(tenantId: string): { tail: Tail; upTo: number } {
-    const { upTo, gen } = this.state.get() as { upTo: number; gen: number };
-    return { tail: this.tails.tailOf(tenantId, upTo, gen), upTo };
+  /** The tenant's tail, the merge mark and whether it has superseded records, as of the current transaction (one statement). */
+  private tailOf(tenantId: string): { tail: Tail; upTo: number; superseded: boolean } {
+    const { upTo, gen, superseded } = this.state.get(tenantId) as { upTo: number; gen: number; superseded: 0 | 1 };
+    return { tail: this.tails.tailOf(tenantId, upTo, gen), upTo, superseded: superseded === 1 };
   }
 
   private statement(sql: string): Statement {
@@ -95,8 +99,8 @@ export class SqliteSearchIndex implements SearchIndex {
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
     // only about a record that would enter the top `limit`. Superseded records are left out apart (filterOf).
     const { where: conditions, values } = filterConditions({ ...query, include_superseded: true });
-    const { tail, upTo } = this.tailOf(tenantId);
-    const filter = this.filterOf(tenantId, query, conditions, values, upTo);
+    const { tail, upTo, superseded } = this.tailOf(tenantId);
+    const filter = this.filterOf(tenantId, query, conditions, values, upTo, superseded && query.include_superseded !== true);
     const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, filter, ranking: RANKING, tail });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
@@ -114,18 +118,16 @@ export class SqliteSearchIndex implements SearchIndex {
    * of records by one range of it, or, for a search by agent, the agent's records listed from their own
    * index (`records_tenant_agent_created`). A window of merged records (at or below `upTo`, the merge mark
    * of this snapshot) that `since` rules out by its blocks' newest times (newest.ts) is skipped without
-   * reading its records. Unless the search includes them, the tenant's superseded records are left out: read
-   * from their partial index before the search when there are few (a tenant without any, the usual case,
-   * costs that one probe and has no filter for them), else checked with the rest, one probe each. None
-   * without filters.
+   * reading its records. With `leaveOut` (the tenant has superseded records and the search does not include
+   * them), they are left out: read from their partial index before the search when there are few, else
+   * checked with the rest, one probe each. None without filters.
    */
-  private filterOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[], upTo: number): Filter | undefined {
-    const superseded =
-      query.include_superseded === true
-        ? []
-        : (this.statement(
-            'SELECT seq FROM records INDEXED BY records_superseded WHERE tenant_id = ? AND superseded_by IS NOT NULL ORDER BY seq LIMIT ?',
-          ).pluck().all(tenantId, this.excludedMax + 1) as number[]);
+  private filterOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[], upTo: number, leaveOut: boolean): Filter | undefined {
+    const superseded = !leaveOut
+      ? []
+      : (this.statement('SELECT seq FROM records INDEXED BY records_superseded WHERE tenant_id = ? AND superseded_by IS NOT NULL ORDER BY seq LIMIT ?')
+          .pluck()
+          .all(tenantId, this.excludedMax + 1) as number[]);
     const many = superseded.length > this.excludedMax;
     const excluded = superseded.length > 0 && !many ? { excluded: Uint32Array.from(superseded) } : {};
     if (conditions.length === 0 && !many) return superseded.length === 0 ? undefined : { matches: () => true, ...excluded };
