@@ -227,11 +227,20 @@ describe('quotas', () => {
   });
 });
 
+/**
+ * Where the record is when it is updated: just written, so that a search still reads its text from the
+ * records table (the index's tail), or merged into the index, so that the update must change the index.
+ */
+const WHERE: [string, () => Promise<void>][] = [
+  ['a record just written', () => svc.backend.settle()],
+  ['a record merged into the index', () => svc.indexMerged()],
+];
+
 describe('search follows an update from its 200 on', () => {
-  test('the new words find the record and the old ones no longer do, at once (on AWS, once the stream caught up)', async () => {
+  test.each(WHERE)('the new words find %s and the old ones no longer do, at once (on AWS, once the stream caught up)', async (_, place) => {
     const w = await write({ title: 'Quarterly zorblax review', body: 'Kept in the shared kestrel folder.' });
     const other = await write({ title: 'Another zorblax note', body: 'Unrelated.' });
-    await svc.backend.settle();
+    await place();
     const r = await api.update(w.id, { title: 'Quarterly quibbet review' });
     expect(r.status).toBe(200);
     // At once, without waiting for any index: the old word no longer finds it, on every backend.
@@ -247,9 +256,9 @@ describe('search follows an update from its 200 on', () => {
     expect((await api.recall({ q: 'zorblax' })).body.map((h: any) => h.id)).toEqual([other.id]);
   });
 
-  test('with the index behind the table, no hit shows the old text or matches only an old word', async () => {
+  test.each(WHERE)('with the index behind the table, no hit of %s shows the old text or matches only an old word', async (_, place) => {
     const w = await write({ title: 'Kestrel plan alpha', body: 'Plan body wombat.' });
-    await svc.backend.settle();
+    await place();
     svc.stream?.hold();
     try {
       // Once the poller has met the held gate, nothing written after is indexed until release.

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,13 @@ export interface TestService extends LocalService {
    * stream: its index changes with the table, in one transaction).
    */
   stream: StreamGate | null;
+  /**
+   * Waits until the search index has merged every record written so far, so that a search reads none of
+   * them from the tail (shared/adapters/local/search-merge.ts): a test of what an update does to the index
+   * itself, not only to a record the search still reads from the records table. Reads the index file on a
+   * connection of its own (in the AWS-shaped mode, the index the stream writes, once it has caught up).
+   */
+  indexMerged(timeoutMs?: number): Promise<void>;
   /**
    * Closes the service and starts it again on the same data (data directory, and tables in the AWS-shaped
    * mode) and the same port, as a restart of the server would: clients made before keep working.
@@ -76,6 +84,17 @@ export async function startTestService(env: Record<string, string> = {}, options
     newTenant,
     client: (apiKey: string) => new Client(service.url, apiKey, () => service.backend.settle()),
     stream: gate,
+    indexMerged: async (timeoutMs = 10_000) => {
+      await service.backend.settle();
+      const file = TEST_BACKEND === 'dynamodb' ? join(dataDir, 'dynamodb-index.db') : config.databaseFile;
+      const index = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        const pending = index.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck();
+        await eventually(async () => pending.get() === 0, timeoutMs);
+      } finally {
+        index.close();
+      }
+    },
     restart: async () => {
       await service.close();
       service = await startLocalService({ ...config, port: Number(new URL(service.url).port) });
