@@ -46,7 +46,35 @@ describe('quality set loaders', () => {
 
   test('cranfield and agent-memory load as before', () => {
     expect([sets.cranfield.docs.length, sets.cranfield.queries.length, sets.cranfield.skipped]).toEqual([1398, 225, ['471', '995']]);
-    expect([sets.agentMemory.docs.length, sets.agentMemory.queries.length, judgedQueries(sets.agentMemory)]).toEqual([358, 55, 51]);
+    expect([sets.agentMemory.docs.length, sets.agentMemory.queries.length, judgedQueries(sets.agentMemory)]).toEqual([375, 71, 61]);
+  });
+
+  test('agent-memory: the first 358 records, 55 queries and 332 judgment lines are those the set was judged with', () => {
+    const set = sets.agentMemory;
+    expect(set.docs.slice(0, 358).map((d) => d.id)).toEqual(Array.from({ length: 358 }, (_, i) => `am-${String(i + 1).padStart(3, '0')}`));
+    const old = [...set.qrels.entries()].filter(([qid]) => Number(qid.slice(1)) <= 55);
+    expect(old.reduce((n, [, j]) => n + j.size, 0)).toBe(332);
+    // The added records are judged for added queries only.
+    const added = new Set(set.docs.slice(358).map((d) => d.id));
+    expect(old.every(([, j]) => [...j.keys()].every((id) => !added.has(id)))).toBe(true);
+  });
+
+  test('agent-memory: ten unanswerable queries, with no judgment at all', () => {
+    const none = sets.agentMemory.queries.filter((q) => (sets.agentMemory.qrels.get(q.qid)?.size ?? 0) === 0).map((q) => q.qid);
+    expect(none).toEqual(['q52', 'q53', 'q54', 'q55', 'q66', 'q67', 'q68', 'q69', 'q70', 'q71']);
+  });
+
+  test('agent-memory: an identifier lookup has one relevant record, the only one holding the identifier exactly', () => {
+    const set = sets.agentMemory;
+    const lookups = set.queries.filter((q) => /^[\w./-]+$/.test(q.q) && /[-_./]/.test(q.q) && (set.qrels.get(q.qid)?.size ?? 0) > 0);
+    expect(lookups.map((q) => q.qid)).toEqual(['q56', 'q57', 'q58', 'q59', 'q60', 'q61']);
+    for (const q of lookups) {
+      // Exactly: not as a part of a longer identifier (v1.2.3 in v1.2.34, retry.ts in retry.tsx).
+      const exact = new RegExp(`(^|[^\\w./-])${q.q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/-]|\\.(\\s|$))`);
+      const holders = set.docs.filter((d) => exact.test(`${d.title} ${d.body}`)).map((d) => d.id);
+      expect([...set.qrels.get(q.qid)!.keys()]).toEqual(holders);
+      expect(holders).toHaveLength(1);
+    }
   });
 
   test('agent-questions: the records and judgments of agent-memory, each query with its qid and filters and a new text', () => {
@@ -62,6 +90,6 @@ describe('quality set loaders', () => {
       expect(q.q).not.toContain('"');
       expect(isBlank(q.q)).toBe(false);
     }
-    expect(judgedQueries(questions)).toBe(51);
+    expect(judgedQueries(questions)).toBe(61);
   });
 });
