@@ -1,5 +1,6 @@
 import { ENGLISH_STOP_WORDS, QUERY_FUNCTION_WORDS } from './stop-words.js';
 import { isBlank } from './text.js';
+import { dropClitics, TOKEN } from './tokens.js';
 
 /**
  * Free text, parsed into what a search backend matches: single words (OR-ed, stop words dropped) and
@@ -8,7 +9,8 @@ import { isBlank } from './text.js';
  */
 export interface ParsedQuery {
   /**
-   * Lower-cased words outside quotes, in order, without stop words (ENGLISH_STOP_WORDS), and without
+   * Lower-cased words outside quotes (an identifier such as "inv-2024-0042" is one word, and a clitic such
+   * as the `'s` of "what's" is dropped: shared/domain/tokens.ts), in order, without stop words (ENGLISH_STOP_WORDS), and without
    * function words (QUERY_FUNCTION_WORDS) unless the query has nothing else. A word the query repeats is
    * here as often (BM25's query term frequency: it weighs that much more). Stemming is the engine's job.
    */
@@ -28,8 +30,6 @@ export const MAX_QUERY_CLAUSES = 64;
  */
 export const MAX_PHRASE_WORDS = 32;
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-
 /**
  * The form of text that search engines index and match: Unicode NFKC, so that compatibility characters
  * (the ligature "ﬁ", full-width letters) match their plain forms. Backends apply it to the indexed title
@@ -39,8 +39,9 @@ export function searchableText(text: string): string {
   return text.normalize('NFKC');
 }
 
+/** The text's words, lower-cased, without English clitics ("what's" is "what"), an identifier whole (tokens.ts). */
 function words(text: string): string[] {
-  return searchableText(text).toLowerCase().match(WORD) ?? [];
+  return dropClitics(searchableText(text).toLowerCase()).match(TOKEN) ?? [];
 }
 
 /**

@@ -1,18 +1,23 @@
 import { stemmer } from 'stemmer';
+import { dropClitics, TOKEN } from './tokens.js';
 
 /**
  * The analyzer: the one function that turns text into the terms the index stores and a query looks up,
- * so that the two always agree.
+ * so that the two always agree. The rules, one by one, are in docs/api.md ("How `q` is read"), and
+ * OpenSearch's analyzer (shared/adapters/aws/opensearch/analysis.ts) follows the same ones.
  *
  * - Unicode NFKC, so compatibility forms (the ligature "ﬁ", full-width letters) read as their plain forms;
  *   then lower case.
  * - Diacritics off Latin, Greek and Cyrillic letters ("café" is "cafe"), as FTS5's `remove_diacritics`
  *   does; marks of other scripts are part of their letters and stay.
- * - Words are runs of letters, digits and marks; everything else separates them (so "user's" is "user"
- *   and "s", and "e-mail" is "e" and "mail"), as in FTS5's unicode61 tokenizer.
+ * - English clitics after an apostrophe (' or ’) are dropped: "user's" is "user", "what's" "what",
+ *   "don't" "don", "we're" "we" (shared/domain/tokens.ts).
+ * - Words are runs of letters, digits and marks; everything else separates them. Words joined by one of
+ *   `-`, `_`, `.`, `/` make an identifier ("inv-2024-0042", "v1.2.3"), which is indexed whole as well as in
+ *   its words: the whole at the position of its first word, each word at a position of its own.
  * - English words (ASCII letters only) are reduced by the Porter stemmer, as FTS5's `porter` tokenizer
- *   does: "running" and "runs" are "run". Other words are kept as they are.
- * - A word longer than MAX_TERM_CHARS is cut there, so no input makes a huge term.
+ *   does: "running" and "runs" are "run". Other words, and identifiers whole, are kept as they are.
+ * - A word or identifier longer than MAX_TERM_CHARS is cut there, so no input makes a huge term.
  */
 export const MAX_TERM_CHARS = 64;
 
@@ -23,12 +28,16 @@ const ENGLISH = /^[a-z]+$/;
 // Printable ASCII and whitespace: text the Unicode normalizations leave as it is.
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
 
-/** The text as words, before stemming: folded, lower-cased, without diacritics. */
-export function words(text: string): string[] {
-  const folded = PLAIN_ASCII.test(text)
+/** The text folded: NFKC, lower-cased, without diacritics on Latin, Greek and Cyrillic letters. */
+function fold(text: string): string {
+  return PLAIN_ASCII.test(text)
     ? text.toLowerCase()
     : text.normalize('NFKC').toLowerCase().normalize('NFD').replace(DIACRITIC, '$1').normalize('NFC');
-  return folded.match(WORD) ?? [];
+}
+
+/** The text as tokens, before stemming: folded, clitics dropped, each a word or an identifier whole. */
+export function tokens(text: string): string[] {
+  return dropClitics(fold(text)).match(TOKEN) ?? [];
 }
 
 /**
@@ -38,7 +47,7 @@ export function words(text: string): string[] {
 const terms = new Map<string, string>();
 const TERM_CACHE_SIZE = 100_000;
 
-/** One word as the term the index stores. */
+/** One word (or identifier) as the term the index stores. */
 export function termOf(word: string): string {
   let term = terms.get(word);
   if (term === undefined) {
@@ -50,7 +59,36 @@ export function termOf(word: string): string {
   return term;
 }
 
-/** The text as its terms, in order: position i of the result is the i-th word of the text. */
+/** A field's terms: one per position, and each identifier's whole term at the position of its first word. */
+export interface FieldTerms {
+  /** Position i holds the i-th word's term: the words of an identifier each take a position. */
+  terms: string[];
+  /** The identifiers whole, in order: `position` is its first word's, so it takes no position of its own. */
+  wholes: { position: number; term: string }[];
+}
+
+/** The text's terms, of at most `limit` positions (an identifier whose first word is past them is left out). */
+export function analyzeField(text: string, limit = Infinity): FieldTerms {
+  const field: FieldTerms = { terms: [], wholes: [] };
+  for (const token of tokens(text)) {
+    if (field.terms.length >= limit) break;
+    const words = token.match(WORD)!;
+    const position = field.terms.length;
+    for (const word of words) if (field.terms.length < limit) field.terms.push(termOf(word));
+    // A whole cut to MAX_TERM_CHARS within its first word is that word's term: it is there already.
+    const whole = words.length > 1 ? termOf(token) : undefined;
+    if (whole !== undefined && whole !== field.terms[position]) field.wholes.push({ position, term: whole });
+  }
+  return field;
+}
+
+/** The text as its terms by position, identifiers in their words only: what a phrase is matched on. */
 export function analyze(text: string): string[] {
-  return words(text).map(termOf);
+  return analyzeField(text).terms;
+}
+
+/** Every term the text adds to a query or a record: identifiers whole first, then the words by position. */
+export function allTerms(text: string): string[] {
+  const field = analyzeField(text);
+  return [...field.wholes.map((w) => w.term), ...field.terms];
 }

@@ -1,4 +1,4 @@
-import { analyze } from './analyzer.js';
+import { analyzeField } from './analyzer.js';
 import { MAX_FIELD_WORDS, type Posting } from './block.js';
 
 /**
@@ -20,17 +20,21 @@ export const MAX_DOC = 0xffffffff;
 /** A document's postings by term, and its field lengths as indexed. */
 export function analyzeDocument(document: SearchDocument): { postings: Map<string, Posting>; lenT: number; lenB: number } {
   checkDocumentNumber(document.doc);
-  const title = analyze(document.title).slice(0, MAX_FIELD_WORDS);
-  const body = analyze(document.body).slice(0, MAX_FIELD_WORDS);
+  const title = analyzeField(document.title, MAX_FIELD_WORDS);
+  const body = analyzeField(document.body, MAX_FIELD_WORDS);
+  const [lenT, lenB] = [title.terms.length, body.terms.length];
   const postings = new Map<string, Posting>();
   const posting = (term: string) => {
     let p = postings.get(term);
-    if (!p) postings.set(term, (p = { doc: document.doc, posT: [], posB: [], lenT: title.length, lenB: body.length }));
+    if (!p) postings.set(term, (p = { doc: document.doc, posT: [], posB: [], lenT, lenB }));
     return p;
   };
-  title.forEach((term, i) => posting(term).posT.push(i));
-  body.forEach((term, i) => posting(term).posB.push(i));
-  return { postings, lenT: title.length, lenB: body.length };
+  // An identifier's whole term is never a word's term (it holds a joiner), so each term's positions ascend.
+  title.terms.forEach((term, i) => posting(term).posT.push(i));
+  for (const { position, term } of title.wholes) posting(term).posT.push(position);
+  body.terms.forEach((term, i) => posting(term).posB.push(i));
+  for (const { position, term } of body.wholes) posting(term).posB.push(position);
+  return { postings, lenT, lenB };
 }
 
 /** Throws unless `doc` is a document number a block can hold: an integer from 1 to MAX_DOC. */

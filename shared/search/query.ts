@@ -1,4 +1,4 @@
-import { analyze } from './analyzer.js';
+import { allTerms, analyze } from './analyzer.js';
 
 /**
  * A query as the engine reads it: its words and phrases, made into clauses. The searcher scores the
@@ -13,8 +13,8 @@ export interface TextQuery {
 
 /**
  * A clause of the query as the index reads it: a term, or a phrase of terms. Each word of the query's
- * terms may analyze to more than one term ("e-mail"); each becomes a clause, once, however many times the
- * query names it.
+ * terms may analyze to more than one term ("e-mail"; the identifier "inv-42" is "inv-42", "inv" and "42");
+ * each becomes a clause, once, however many times the query names it.
  */
 export interface Clause {
   /** The terms: one for a term clause, two or more for a phrase. */
@@ -40,6 +40,7 @@ export function clausesOf(query: TextQuery): Clause[] {
     clauses.push(clause);
   };
   for (const phrase of query.phrases) add(analyze(phrase.join(' ')));
-  for (const word of query.terms) for (const term of analyze(word)) add([term]);
+  // An identifier is a term clause whole (rare, so it weighs much) and one for each of its words.
+  for (const word of query.terms) for (const term of allTerms(word)) add([term]);
   return clauses;
 }

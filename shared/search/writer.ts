@@ -1,4 +1,4 @@
-import { analyze } from './analyzer.js';
+import { analyzeField } from './analyzer.js';
 import { checkDocumentNumber, type SearchDocument } from './document.js';
 import { BLOCK_SIZE, MAX_FIELD_WORDS, appendPostings, blockCount, blockLastDoc, blockPostings, decodeBlock, encodeBlock, sliceBlock, type Posting } from './block.js';
 import { decodeMetas, encodeMetas, metaOf, metaOfBlock, type BlockMeta } from './metas.js';
@@ -75,8 +75,8 @@ export function documentChanges(documents: readonly SearchDocument[]): DocumentC
     if (document.doc === previous) throw new Error(`document ${document.doc} is given twice`);
     if (document.doc < previous) ascending = false;
     previous = document.doc;
-    const title = analyze(document.title).slice(0, MAX_FIELD_WORDS);
-    const body = analyze(document.body).slice(0, MAX_FIELD_WORDS);
+    const { terms: title, wholes: titleWholes } = analyzeField(document.title, MAX_FIELD_WORDS);
+    const { terms: body, wholes: bodyWholes } = analyzeField(document.body, MAX_FIELD_WORDS);
     stats.docs++;
     stats.titleWords += title.length;
     stats.bodyWords += body.length;
@@ -89,6 +89,9 @@ export function documentChanges(documents: readonly SearchDocument[]): DocumentC
     };
     for (let i = 0; i < title.length; i++) posting(title[i]!).posT.push(i);
     for (let i = 0; i < body.length; i++) posting(body[i]!).posB.push(i);
+    // Identifiers whole: at their first word's position, adding none (analyzer.ts); never a word's term.
+    for (const { position, term } of titleWholes) posting(term).posT.push(position);
+    for (const { position, term } of bodyWholes) posting(term).posB.push(position);
   }
   if (!ascending) for (const postings of byTerm.values()) postings.sort((a, b) => a.doc - b.doc);
   return { byTerm, stats };

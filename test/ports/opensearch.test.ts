@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
+import { ANALYZER_CASES } from '../support/analyzer-cases.js';
 import { forgetMatches } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
 import { putRecordsIndexTemplate, RECORDS_SIMILARITY } from '../../shared/adapters/aws/opensearch/mapping.js';
@@ -193,6 +194,11 @@ if (url === undefined || url === '') {
       const { body: mapping } = await client.indices.getMapping({ index });
       const properties = (mapping[index] as { mappings: { properties: Record<string, { similarity?: string }> } }).mappings.properties;
       expect([properties.title!.similarity, properties.body!.similarity]).toEqual([RECORDS_SIMILARITY, RECORDS_SIMILARITY]);
+    });
+
+    test.each(ANALYZER_CASES)("the index's analyzer gives the embedded engine's terms: $text", async ({ text, terms }) => {
+      const { body } = await client.indices.analyze({ index, body: { field: 'body', text } });
+      expect((body.tokens ?? []).map((t) => t.token)).toEqual(terms);
     });
 
     test('a word: scores are positive, a title match outranks the same match in the body by the title weight', async () => {

@@ -1,4 +1,4 @@
-import { analyze } from '../../shared/search/analyzer.js';
+import { analyzeField, type FieldTerms } from '../../shared/search/analyzer.js';
 import { MAX_FIELD_WORDS } from '../../shared/search/block.js';
 import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
@@ -23,9 +23,11 @@ export function oracleSearch(
     const weight = clauseWeight(params, stats, clause.count * clause.terms.reduce((sum, t) => sum + idf(stats.docs, df.get(t) ?? 0), 0));
     return { terms: clause.terms, present, weight };
   });
-  const occurrences = (field: string[], terms: string[]) => {
+  // A term is counted where it stands, an identifier whole at its first word; a phrase on the words' positions.
+  const occurrences = (field: FieldTerms, terms: string[]) => {
     let count = 0;
-    for (let p = 0; p + terms.length <= field.length; p++) if (terms.every((t, j) => field[p + j] === t)) count++;
+    for (let p = 0; p + terms.length <= field.terms.length; p++) if (terms.every((t, j) => field.terms[p + j] === t)) count++;
+    if (terms.length === 1) count += field.wholes.filter((w) => w.term === terms[0]).length;
     return count;
   };
   const scored: ScoredDoc[] = [];
@@ -33,7 +35,7 @@ export function oracleSearch(
     let score = 0;
     for (const c of clauses) {
       if (!c.present) continue;
-      score += clauseScore(c.weight, occurrences(d.title, c.terms), occurrences(d.body, c.terms), d.title.length, d.body.length);
+      score += clauseScore(c.weight, occurrences(d.title, c.terms), occurrences(d.body, c.terms), d.title.terms.length, d.body.terms.length);
     }
     if (score > 0 && (!accept || accept(d.doc))) scored.push({ doc: d.doc, score });
   }
@@ -41,7 +43,7 @@ export function oracleSearch(
 }
 
 interface Analysis {
-  analyzed: { doc: number; title: string[]; body: string[] }[];
+  analyzed: { doc: number; title: FieldTerms; body: FieldTerms }[];
   stats: { docs: number; titleWords: number; bodyWords: number };
   df: Map<string, number>;
 }
@@ -54,16 +56,16 @@ function analysisOf(documents: readonly SearchDocument[]): Analysis {
   if (known) return known;
   const analyzed = documents.map((d) => ({
     doc: d.doc,
-    title: analyze(d.title).slice(0, MAX_FIELD_WORDS),
-    body: analyze(d.body).slice(0, MAX_FIELD_WORDS),
+    title: analyzeField(d.title, MAX_FIELD_WORDS),
+    body: analyzeField(d.body, MAX_FIELD_WORDS),
   }));
   const stats = {
     docs: analyzed.length,
-    titleWords: analyzed.reduce((s, d) => s + d.title.length, 0),
-    bodyWords: analyzed.reduce((s, d) => s + d.body.length, 0),
+    titleWords: analyzed.reduce((s, d) => s + d.title.terms.length, 0),
+    bodyWords: analyzed.reduce((s, d) => s + d.body.terms.length, 0),
   };
   const df = new Map<string, number>();
-  for (const d of analyzed) for (const term of new Set([...d.title, ...d.body])) df.set(term, (df.get(term) ?? 0) + 1);
+  for (const d of analyzed) for (const term of new Set([d.title, d.body].flatMap((f) => [...f.terms, ...f.wholes.map((w) => w.term)]))) df.set(term, (df.get(term) ?? 0) + 1);
   const analysis = { analyzed, stats, df };
   analyses.set(documents, analysis);
   return analysis;

@@ -1,4 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
+import { RECORDS_ANALYZER, recordsAnalysis } from '../../shared/adapters/aws/opensearch/analysis.js';
+import { CLITIC_SOURCE, TOKEN_SOURCE } from '../../shared/domain/tokens.js';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
 import {
@@ -363,12 +365,18 @@ describe('the records index template', () => {
     expect(fake.received[0]!.body).toEqual(recordsIndexTemplate('memory-records-*'));
   });
 
-  test('analyzes title and body in English, keeps filters as keywords and indexes nothing else', () => {
+  test("analyzes title and body with the embedded engine's rules, keeps filters as keywords and indexes nothing else", () => {
     const template = recordsIndexTemplate('memory-records-*', { replicas: 2 });
     expect(template).toMatchObject({
       index_patterns: ['memory-records-*'],
-      template: { settings: { index: { number_of_shards: 1, number_of_replicas: 2 } } },
+      template: { settings: { index: { number_of_shards: 1, number_of_replicas: 2, analysis: recordsAnalysis() } } },
     });
+    // The analyzer's patterns are the ones the embedded engine and the query parser cut text with.
+    const analysis = recordsAnalysis();
+    expect(analysis.tokenizer.memory_tokens).toEqual({ type: 'pattern', pattern: TOKEN_SOURCE, group: 0 });
+    expect(analysis.char_filter.memory_clitics.pattern).toBe(CLITIC_SOURCE);
+    expect(analysis.analyzer[RECORDS_ANALYZER]!.filter).toEqual(['lowercase', 'memory_identifiers', 'memory_truncate', 'memory_not_english', 'porter_stem']);
+    expect(analysis.filter.memory_identifiers).toMatchObject({ preserve_original: true, split_on_case_change: false, split_on_numerics: false, stem_english_possessive: false });
     expect(template.template!.mappings).toEqual({
       dynamic: 'strict',
       _routing: { required: true },
@@ -379,8 +387,8 @@ describe('the records index template', () => {
         type: { type: 'keyword' },
         client: { type: 'keyword' },
         created_at: { type: 'date', format: 'strict_date_optional_time' },
-        title: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
-        body: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
+        title: { type: 'text', analyzer: RECORDS_ANALYZER, similarity: RECORDS_SIMILARITY },
+        body: { type: 'text', analyzer: RECORDS_ANALYZER, similarity: RECORDS_SIMILARITY },
         classification: {
           type: 'object',
           properties: {

@@ -112,7 +112,9 @@ test('a database of the engine before search_newest gets it, for every merged re
   `);
   db.pragma(`user_version = ${MIGRATIONS.indexOf(NEWEST_TABLE_SQL)}`);
   db.close();
-  const sqlite = openSqliteAdapters(file);
+  // The later migrations include the analyzer's rebuild, so the index is merged again from the start.
+  const sqlite = openSqliteAdapters(file, { progress: () => undefined });
+  (sqlite.merger as InlineMerger).mergeAll();
   try {
     expect(newestRows(sqlite.db)).toHaveLength(6);
     expect(newestRows(sqlite.db)).toEqual(expectedNewest(sqlite.db));
@@ -222,7 +224,15 @@ test('an index that lost a record to a reused seq is rebuilt on upgrade, and the
 test('an index without that damage keeps its merged records on upgrade, and the seq counter starts above every seq used', async () => {
   const file = join(dir, 'memory.db');
   versionSixDatabase(file, false);
+  // Migration 7 alone: a later one (the analyzer's) rebuilds every index, whatever its state.
+  const raw = new Database(file);
+  raw.exec(MIGRATIONS[6]!);
+  expect(raw.prepare('SELECT merged_upto, last_seq FROM search_state').get()).toEqual({ merged_upto: 40, last_seq: 40 });
+  expect(raw.prepare('SELECT sum(docs) FROM search_tenants').pluck().get()).toBe(40);
+  raw.pragma('user_version = 7');
+  raw.close();
   const sqlite = openSqliteAdapters(file, { progress: () => undefined });
+  (sqlite.merger as InlineMerger).mergeAll();
   try {
     expect(sqlite.db.prepare('SELECT merged_upto, last_seq FROM search_state').get()).toEqual({ merged_upto: 40, last_seq: 40 });
     expect(sqlite.db.prepare('SELECT sum(docs) FROM search_tenants').pluck().get()).toBe(40);
@@ -234,6 +244,43 @@ test('an index without that damage keeps its merged records on upgrade, and the 
     expect(() => sqlite.db.prepare("INSERT INTO records (id, tenant_id, agent_id, type, title, body, created_at) VALUES ('x', 't', 'a', 'fact', 't', 'b', '2026-01-01T00:00:00.000Z')").run()).toThrow(
       /above every seq given before/,
     );
+  } finally {
+    sqlite.close();
+  }
+});
+
+test('an index from before the analyzer read clitics and identifiers is rebuilt on upgrade', async () => {
+  const file = join(dir, 'memory.db');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  const before = MIGRATIONS.length - 1;
+  for (const sql of MIGRATIONS.slice(0, before)) db.exec(sql);
+  db.pragma(`user_version = ${before}`);
+  const insert = db.prepare(`INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at)
+                             VALUES (?, ?, ?, 'agent', 'fact', ?, ?, NULL, NULL, ?)`);
+  insert.run(1, 'id-invoice', TENANTS[0]!, "The user's invoice", 'INV-2024-0042 is paid', '2026-01-01T00:00:00.000Z');
+  insert.run(2, 'id-other', TENANTS[0]!, 'Another invoice', 'INV-2024-0057 is due', '2026-01-01T00:00:01.000Z');
+  new SearchMerge(db).next(1000);
+  // What the analyzer before stored: "user's" as "user" and "s", and no identifier whole. Planted so, since
+  // the merge above ran with today's analyzer.
+  const seqOf = (id: string) => db.prepare('SELECT seq FROM records WHERE id = ?').pluck().get(id) as number;
+  indexChanges(db)(TENANTS[0]!, [{ doc: seqOf('id-invoice'), title: "The user's invoice", body: 'INV-2024-0042 is paid' }], -1);
+  indexChanges(db)(TENANTS[0]!, [{ doc: seqOf('id-invoice'), title: 'The user s invoice', body: 'INV 2024 0042 is paid' }], +1);
+  db.close();
+  const sqlite = openSqliteAdapters(file, { progress: () => undefined, merger: () => ({ wake: () => undefined, close: async () => undefined }) });
+  const searches = async () => ({
+    s: await sqlite.search.search(TENANTS[0]!, { text: parseQuery('s'), limit: 5 }),
+    invoice: (await sqlite.search.search(TENANTS[0]!, { text: parseQuery('INV-2024-0042'), limit: 5 })).map((h) => h.id),
+  });
+  try {
+    // Back in the tail, analyzed anew: the possessive's `s` matches nothing, the identifier ranks its record first.
+    expect(sqlite.db.prepare('SELECT merged_upto FROM search_state').pluck().get()).toBe(0);
+    expect(sqlite.db.prepare('SELECT count(*) FROM search_heads').pluck().get()).toBe(0);
+    expect(await searches()).toEqual({ s: [], invoice: ['id-invoice', 'id-other'] });
+    expect(new SearchMerge(sqlite.db).next(1000)).toBe(2);
+    expect(sqlite.db.prepare("SELECT count(*) FROM search_heads WHERE term IN ('s', 'inv-2024-0042')").pluck().get()).toBe(1);
+    expect(indexProblems(sqlite.db)).toEqual([]);
+    expect(await searches()).toEqual({ s: [], invoice: ['id-invoice', 'id-other'] });
   } finally {
     sqlite.close();
   }

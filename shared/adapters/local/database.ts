@@ -178,6 +178,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX records_superseded ON records(tenant_id, seq, superseded_by) WHERE superseded_by IS NOT NULL;
   ${SEQ_MOVE_TRIGGERS_SQL}
   `,
+  // The analyzer reads English clitics and identifiers (docs/api.md, "How `q` is read"): "user's" is now
+  // "user" where it was "user" and "s", and "INV-2024-0042" is a term of its own besides its words. Terms
+  // indexed before are wrong for the new query side, so the whole index goes back to the tail, as migration 7
+  // does to a damaged one (the mark to 0, every tenant's statistics to 0, their keys kept), and the server
+  // merges it again at start, with progress lines. Searches meanwhile read the tail, analyzed anew.
+  `
+  DELETE FROM search_heads;
+  DELETE FROM search_metas;
+  DELETE FROM search_blocks;
+  DELETE FROM search_positions;
+  DELETE FROM search_newest;
+  UPDATE search_tenants SET docs = 0, title_words = 0, body_words = 0;
+  UPDATE search_state SET merged_upto = 0, tail_gen = tail_gen + 1;
+  `,
 ];
 
 /**

@@ -2,7 +2,7 @@ import type { ParsedQuery } from '../../../domain/query-parse.js';
 import { matchesFilters, type RecordFilters } from '../../../domain/listing.js';
 import type { SearchHit, StoredRecord } from '../../../domain/record.js';
 import type { SearchQuery } from '../../../ports.js';
-import { analyze } from '../../../search/analyzer.js';
+import { analyzeField, type FieldTerms } from '../../../search/analyzer.js';
 import { clausesOf } from '../../../search/query.js';
 
 /**
@@ -40,6 +40,7 @@ function filtersOf(query: SearchQuery): RecordFilters {
     type: query.type,
     client: query.client ?? undefined,
     since: query.since,
+    until: query.until,
     include_superseded: query.include_superseded === true ? true : undefined,
   };
 }
@@ -48,15 +49,15 @@ function filtersOf(query: SearchQuery): RecordFilters {
 export function matchesText(record: Pick<StoredRecord, 'title' | 'body'>, text: ParsedQuery): boolean {
   const clauses = clausesOf(text);
   if (clauses.length === 0) return false;
-  const fields = [analyze(record.title), analyze(record.body)];
+  const fields = [analyzeField(record.title), analyzeField(record.body)];
   return clauses.some(({ terms }) => fields.some((field) => occurs(field, terms)));
 }
 
-/** Whether `terms` occur in `field` one after another. */
-function occurs(field: readonly string[], terms: readonly string[]): boolean {
-  if (terms.length === 1) return field.includes(terms[0]!);
-  for (let at = 0; at + terms.length <= field.length; at++) {
-    if (terms.every((term, j) => field[at + j] === term)) return true;
+/** Whether `terms` occur in `field` one after another (a single term may be an identifier whole). */
+function occurs(field: FieldTerms, terms: readonly string[]): boolean {
+  if (terms.length === 1) return field.terms.includes(terms[0]!) || field.wholes.some((w) => w.term === terms[0]);
+  for (let at = 0; at + terms.length <= field.terms.length; at++) {
+    if (terms.every((term, j) => field.terms[at + j] === term)) return true;
   }
   return false;
 }

@@ -2,6 +2,7 @@ import type { API, Client, Types } from '@opensearch-project/opensearch';
 import { searchableText } from '../../../domain/query-parse.js';
 import { deserializeRecord, serializeRecord, type SerializedRecord, type StoredRecord } from '../../../domain/record.js';
 import { RANKING } from '../../../domain/rank.js';
+import { RECORDS_ANALYZER, recordsAnalysis } from './analysis.js';
 
 /**
  * What a record looks like in OpenSearch: the index template (settings and mapping) and the document
@@ -25,8 +26,11 @@ import { RANKING } from '../../../domain/rank.js';
  * this number, so a deploy puts the template again either way.
  * 3: `version`, `updated_at` and `superseded_by` (RECORD_FIELDS_SINCE_3), which the deploy also adds to the
  * indices behind the alias, since new fields can be added to an open index (ensureRecordsIndex).
+ * 4: title and body analyzed by RECORDS_ANALYZER (analysis.ts), the embedded engine's rules (clitics dropped,
+ * identifiers whole and in words, no stop words), where `english` was. Unlike 3, this needs a reindex into a
+ * new index behind the alias (docs/opensearch.md, "A new analyzer"): an index keeps the analyzer it was made with.
  */
-export const RECORDS_TEMPLATE_VERSION = 3;
+export const RECORDS_TEMPLATE_VERSION = 4;
 
 /**
  * The fields template version 3 added. Adding a field to an existing index needs no reindex, so the deploy
@@ -72,8 +76,9 @@ export interface RecordsTemplateOptions {
 type IndexTemplateBody = API.Indices_PutIndexTemplate_RequestBody;
 
 /**
- * The composable index template body for the record indices matching `indexPattern`: English analysis
- * of the title and body, both ranked by the `memory_bm25` similarity (RANKING's k1 and b), keywords for
+ * The composable index template body for the record indices matching `indexPattern`: the title and body
+ * analyzed as the embedded engine analyzes them (analysis.ts), both ranked by the `memory_bm25` similarity
+ * (RANKING's k1 and b), keywords for
  * the exact-match filters, and nothing else indexed.
  */
 export function recordsIndexTemplate(indexPattern: string, options: RecordsTemplateOptions = {}): IndexTemplateBody {
@@ -93,6 +98,7 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
           number_of_replicas: options.replicas ?? 1,
           // The client's type names a few fixed keys here; OpenSearch takes any name for a similarity.
           similarity: { [RECORDS_SIMILARITY]: recordsSimilarity() } as unknown as Types.Indices_Common.IndexSettingsSimilarity,
+          analysis: recordsAnalysis() as unknown as Types.Indices_Common.IndexSettingsAnalysis,
         },
       },
       mappings: {
@@ -109,8 +115,8 @@ export function recordsIndexTemplate(indexPattern: string, options: RecordsTempl
           client: { type: 'keyword' },
           created_at: { type: 'date', format: 'strict_date_optional_time' },
           // Both text fields rank with RANKING's k1 and b; the title's weight is applied by the query.
-          title: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
-          body: { type: 'text', analyzer: 'english', similarity: RECORDS_SIMILARITY },
+          title: { type: 'text', analyzer: RECORDS_ANALYZER, similarity: RECORDS_SIMILARITY },
+          body: { type: 'text', analyzer: RECORDS_ANALYZER, similarity: RECORDS_SIMILARITY },
           classification: {
             type: 'object',
             properties: {
