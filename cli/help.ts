@@ -5,8 +5,8 @@ export const HELP = `Usage: npm run --silent memory -- <command> [options]
 
   remember --agent <id> --type <type> --title <text> --body <text | -> [--client <c>] [--metadata <json>]
            [--supersedes <id>]... [--idempotency-key <key>]
-  recall [<words>...] [--type <type>] [--agent <id>] [--client <c>] [--since <date>] [--limit <n>]
-         [--include-superseded]
+  recall [<words>...] [--type <type>] [--agent <id>] [--client <c>] [--since <date>] [--until <date>]
+         [--limit <n>] [--include-superseded]
   classify --title <text> --body <text | ->
   get <id>
   update <id> [--title <text>] [--body <text | ->] [--type <type>] [--client <c> | --no-client]

@@ -154,7 +154,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
       break;
     }
     case 'recall': {
-      const words = options(['type', 'agent', 'client', 'since', 'limit', 'include-superseded'], 'words');
+      const words = options(['type', 'agent', 'client', 'since', 'until', 'limit', 'include-superseded'], 'words');
       const agentId = agent();
       const query: RecallQuery = {
         ...(words === '' ? {} : { q: words }),
@@ -162,6 +162,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
         ...(agentId === undefined ? {} : { agent_id: agentId }),
         ...(values.client === undefined ? {} : { client: values.client }),
         ...(values.since === undefined ? {} : { since: values.since }),
+        ...(values.until === undefined ? {} : { until: values.until }),
         ...(values.limit === undefined ? {} : { limit: limitOf(values.limit) }),
         ...superseded(),
       };

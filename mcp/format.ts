@@ -48,7 +48,7 @@ function describeArgs<T extends object>(args: T, names: readonly (keyof T & stri
 }
 
 /** The filters of a search, as a model would have written them. */
-const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'include_superseded', 'limit']);
+const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'limit']);
 
 /** The filters of a listing (its cursor is long and says nothing to a reader, so it is left out). */
 const describeListing = (query: ListQuery) => describeArgs(query, ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'order', 'limit']);

@@ -162,6 +162,8 @@ export interface SearchQuery {
   client?: string | null | undefined;
   /** ISO 8601 instant in UTC; keeps records created at or after it. */
   since?: string | undefined;
+  /** ISO 8601 instant in UTC; keeps records created before it. */
+  until?: string | undefined;
   /** True: superseded records too; otherwise only those whose superseded_by is null. */
   include_superseded?: boolean | undefined;
   limit: number;

@@ -39,6 +39,7 @@ export function createQueryHandler({ search, usage, logger, metrics, now = () =>
         type: params.type,
         client: params.client,
         since: params.since,
+        until: params.until,
         include_superseded: params.include_superseded,
         limit: params.limit,
       });

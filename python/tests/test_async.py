@@ -24,6 +24,7 @@ class AsyncClient(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(sorted(listed), sorted(r["id"] for r in receipts))
         self.assertEqual((await memory.get(receipts[0]["id"]))["title"], "Async note 0")
         self.assertTrue(await memory.recall("async note"))
+        self.assertEqual(await memory.recall("async note", until=receipts[0]["created_at"], since=receipts[0]["created_at"]), [])
         self.assertEqual((await memory.classify(title="We decided to ship on Friday", body="Agreed."))["type"], "decision")
         self.assertEqual((await memory.forget(agent_id="async", dry_run=True))["matched"], 5)
         self.assertEqual((await memory.delete(receipts[0]["id"]))["id"], receipts[0]["id"])

@@ -82,6 +82,21 @@ class Operations(unittest.TestCase):
         # A year before 1000 still goes out with four digits (strftime's %Y would write "1-01-01").
         self.assertEqual(len(self.memory.recall("Berlin", since=datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc))), 1)
 
+    def test_recall_until_is_exclusive_and_makes_a_range_with_since(self) -> None:
+        first = self.memory.remember(**self.record(title="Range note about the harbour crane"))
+        time.sleep(0.002)  # created_at has milliseconds: two records a few apart
+        second = self.memory.remember(**self.record(title="Range note about the harbour ferry"))
+        mine = lambda **filters: [h["id"] for h in self.memory.recall("harbour", agent_id=self.agent, **filters)]
+        self.assertEqual(sorted(mine()), sorted([first["id"], second["id"]]))
+        self.assertEqual(mine(until=second["created_at"]), [first["id"]])
+        self.assertEqual(mine(until=first["created_at"]), [])
+        self.assertEqual(mine(since=first["created_at"], until=second["created_at"]), [first["id"]])
+        self.assertEqual(mine(until=datetime.date(2999, 1, 1), since=second["created_at"]), [second["id"]])
+        self.assertEqual([h["id"] for h in self.memory.recall(agent_id=self.agent, until=second["created_at"])], [first["id"]])
+        with self.assertRaises(MemoryApiError) as caught:
+            self.memory.recall("harbour", until="last week")
+        self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_until"))
+
     def test_classify_suggests_a_type_and_stores_nothing(self) -> None:
         before = self.memory.usage()["records"]["used"]
         suggestion = self.memory.classify(title="We decided to move the nightly job to 2am", body="Agreed in the ops review.")

@@ -91,6 +91,10 @@ export interface RecallQuery {
    */
   since?: string;
   /**
+   * Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).
+   */
+  until?: string;
+  /**
    * How many records to return, 1 to 100; default 20.
    */
   limit?: number;

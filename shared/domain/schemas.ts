@@ -167,6 +167,8 @@ const flagParam = z
 
 const INCLUDE_SUPERSEDED = 'true: superseded records too (those whose superseded_by is set); by default they are left out.';
 
+const UNTIL = 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).';
+
 /** Query string of `GET /api/v1/query`. Parameters the interface does not name are ignored. */
 export const searchParamsSchema = z.object({
   q: z.string().optional().meta({
@@ -179,6 +181,7 @@ export const searchParamsSchema = z.object({
   client: optionalTag(LIMITS.clientChars).meta({ description: 'Only records about this client (exact match).' }),
   limit: limitParam.meta({ description: `How many records to return, ${SEARCH_LIMIT_RANGE}; default ${LIMITS.searchLimitDefault}.` }),
   since: instant().optional().meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
+  until: instant().optional().meta({ description: UNTIL }),
   include_superseded: flagParam.meta({ description: INCLUDE_SUPERSEDED }),
 });
 
@@ -193,6 +196,7 @@ export const recallQuerySchema = z
     type: searchParamsSchema.shape.type,
     client: searchParamsSchema.shape.client,
     since: z.string().optional().meta({ description: searchParamsSchema.shape.since.description }),
+    until: z.string().optional().meta({ description: searchParamsSchema.shape.until.description }),
     limit: z
       .number()
       .int()
@@ -208,7 +212,7 @@ export const recallQuerySchema = z
 export const LIST_ORDERS = ['desc', 'asc'] as const;
 
 /**
- * Query string of `GET /api/v1/record`: a listing's filters (as search's, plus `until`), its order and page
+ * Query string of `GET /api/v1/record`: a listing's filters (as search's), its order and page
  * size, and the cursor of the page before. Parameters the service does not know are ignored, as in search.
  */
 export const listParamsSchema = z.object({
@@ -216,7 +220,7 @@ export const listParamsSchema = z.object({
   type: searchParamsSchema.shape.type,
   client: searchParamsSchema.shape.client,
   since: searchParamsSchema.shape.since,
-  until: instant().optional().meta({ description: 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).' }),
+  until: searchParamsSchema.shape.until,
   include_superseded: flagParam.meta({ description: INCLUDE_SUPERSEDED }),
   order: z.enum(LIST_ORDERS, { error: 'must be desc or asc' }).optional().meta({ description: 'desc (the default): newest first; asc: oldest first. By created_at, then id.' }),
   limit: limitParam.meta({ description: `Records per page, ${SEARCH_LIMIT_RANGE}; default ${LIMITS.searchLimitDefault}.` }),

@@ -103,7 +103,7 @@ export function parseRecordPatch(input: unknown): RecordPatch {
 /** Validates the body of a classify request. */
 export const parseClassifyInput = parserOf(classifyInputSchema);
 
-/** Validates the query string of a search; throws AppError(invalid_limit | invalid_since | invalid_type | invalid_field). */
+/** Validates the query string of a search; throws AppError(invalid_limit | invalid_since | invalid_until | invalid_type | invalid_field). */
 export const parseSearchParams: (params: Record<string, string | undefined>) => SearchParams = parserOf(searchParamsSchema);
 
 /** Validates the query string of a listing; throws AppError(invalid_limit | invalid_since | invalid_until | invalid_type | invalid_field). */

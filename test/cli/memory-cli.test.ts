@@ -97,6 +97,15 @@ describe('the memory CLI', () => {
     expect(newest.json).toHaveLength(1);
   });
 
+  test('recall --until keeps records created before it (exclusive), and a bad one is invalid_until', async () => {
+    const kept = await memory(['recall', 'pelican', 'quote', '--type', 'open_item', '--since', '2020-01-01', '--until', '2999-01-01']);
+    expect(kept.json.map((hit: { id: string }) => hit.id)).toEqual([stored.id]);
+    const at = (await memory(['get', stored.id])).json.created_at as string;
+    expect((await memory(['recall', 'pelican', 'quote', '--type', 'open_item', '--until', at])).json).toEqual([]);
+    const bad = await memory(['recall', 'pelican', '--until', 'tomorrow']);
+    expect(bad).toMatchObject({ code: 1, stdout: '', error: { error: 'invalid_until' } });
+  });
+
   test('classify prints the suggestion', async () => {
     const result = await memory(['classify', '--title', 'We decided to move the nightly job to 2am', '--body', 'Agreed in the ops review.']);
     expect(result.code).toBe(0);

@@ -294,6 +294,7 @@ describe('dates from 0001-01-01 to 9999-12-31 UTC', () => {
     async (date) => {
       const at = encodeURIComponent(date);
       expectError(await query(`?since=${at}`), 400, 'invalid_since');
+      expectError(await query(`?until=${at}`), 400, 'invalid_until');
       expectError(await send('GET', `/api/v1/record?since=${at}`), 400, 'invalid_since');
       expectError(await send('GET', `/api/v1/record?until=${at}`), 400, 'invalid_until');
       const forget = await send('POST', '/api/v1/forget', { json: { before: date, dry_run: true } });

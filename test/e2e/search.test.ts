@@ -221,6 +221,49 @@ describe('filters', () => {
     expect(ids(await find(api, { q: 'dark', since: between }))).toEqual([second.id]);
   });
 
+  test('until keeps records created before it (exclusive, to the millisecond), and with since makes a range', async () => {
+    const api = await freshClient();
+    const first = await put(api, { title: 'Earlier dark note' });
+    await sleep(5);
+    const second = await put(api, { title: 'Later dark note' });
+    await sleep(5);
+    const third = await put(api, { title: 'Last dark note' });
+    expect(first.created_at < second.created_at && second.created_at < third.created_at).toBe(true);
+    const plus = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
+
+    for (const q of [{}, { q: 'dark' }] as Record<string, string>[]) {
+      // The second's own time leaves it out; one millisecond later keeps it.
+      expect(ids(await find(api, { ...q, until: second.created_at }))).toEqual([first.id]);
+      expect(ids(await find(api, { ...q, until: plus(second.created_at, 1) }))).toEqual([second.id, first.id]);
+      expect(ids(await find(api, { ...q, until: first.created_at }))).toEqual([]);
+      // With since: a range, since inclusive, until exclusive.
+      expect(ids(await find(api, { ...q, since: second.created_at, until: third.created_at }))).toEqual([second.id]);
+      expect(ids(await find(api, { ...q, since: first.created_at, until: plus(third.created_at, 1) }))).toEqual([third.id, second.id, first.id]);
+      // An empty range and one that ends before it starts find nothing.
+      expect(ids(await find(api, { ...q, since: second.created_at, until: second.created_at }))).toEqual([]);
+      expect(ids(await find(api, { ...q, since: third.created_at, until: first.created_at }))).toEqual([]);
+    }
+    // The same instant with an offset; a date means 00:00 UTC that day.
+    expect(ids(await find(api, { q: 'dark', until: second.created_at.replace('Z', '+00:00') }))).toEqual([first.id]);
+    const day = first.created_at.slice(0, 10);
+    const nextDay = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    expect(ids(await find(api, { q: 'dark', until: day }))).toEqual([]);
+    if (third.created_at < `${nextDay}T00:00:00.000Z`) expect(ids(await find(api, { until: nextDay }))).toEqual([third.id, second.id, first.id]);
+    // until combines with the other filters.
+    expect(ids(await find(api, { q: 'dark', type: 'fact', until: third.created_at }))).toEqual([second.id, first.id]);
+    expect(ids(await find(api, { q: 'dark', type: 'decision', until: third.created_at }))).toEqual([]);
+  });
+
+  test('a bad until is 400 invalid_until, with the listing\'s message', async () => {
+    const api = await freshClient();
+    for (const until of ['last week', '2026-13-01', '10000-01-01']) {
+      const search = await api.recall({ until });
+      expect(search.status).toBe(400);
+      expect(search.body.error).toBe('invalid_until');
+      expect(search.body.message).toBe('until must be a date (YYYY-MM-DD) or an ISO 8601 date-time, from 0001-01-01 to 9999-12-31 UTC');
+    }
+  });
+
   test('limit: 20 by default when there are more, then 1 and 100', async () => {
     const api = await freshClient();
     const written: string[] = [];

@@ -84,8 +84,9 @@ describe('the MCP server over stdio', () => {
 
     const recall = tool('memory_recall');
     const recallProps = recall.inputSchema.properties as Record<string, any>;
-    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'include_superseded', 'limit', 'q', 'since', 'type']);
+    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'include_superseded', 'limit', 'q', 'since', 'type', 'until']);
     expect(recallProps.include_superseded).toMatchObject({ type: 'boolean' });
+    expect(recallProps.until.description).toContain('(exclusive)');
     expect(recall.inputSchema.required ?? []).toEqual([]);
     expect(recallProps.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(recallProps.q.description).toContain('never a query language');

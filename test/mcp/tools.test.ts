@@ -66,6 +66,20 @@ describe('what memory_recall says', () => {
     expect(text).not.toContain('rank:');
   });
 
+  test('until keeps the records created before it, and the text names it', async () => {
+    const stored = await mcp.callTool({ name: 'memory_remember', arguments: aRecord({ title: 'Quarterly harbour inspection booked' }) });
+    const { created_at: at, id } = stored.structuredContent as { created_at: string; id: string };
+    const later = new Date(Date.parse(at) + 1).toISOString();
+    const found = await mcp.callTool({ name: 'memory_recall', arguments: { q: 'harbour inspection', until: later } });
+    expect((found.structuredContent as { results: { id: string }[] }).results.map((r) => r.id)).toEqual([id]);
+    const before = await mcp.callTool({ name: 'memory_recall', arguments: { q: 'harbour inspection', since: '2020-01-01', until: at } });
+    expect(before.structuredContent).toEqual({ results: [] });
+    expect(textOf(before)).toMatch(/^No records found \(q="harbour inspection", since="2020-01-01", until="[^"]+"\)\./);
+    const bad = await mcp.callTool({ name: 'memory_recall', arguments: { until: 'next friday' } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toBe('invalid_until: until must be a date (YYYY-MM-DD) or an ISO 8601 date-time, from 0001-01-01 to 9999-12-31 UTC');
+  });
+
   test('when nothing matches it says so, and what to try', async () => {
     const result = await mcp.callTool({ name: 'memory_recall', arguments: { q: 'xylophone', type: 'signal' } });
     expect(result.isError).toBeFalsy();

@@ -14,7 +14,7 @@ const current = (x: ModelRecord) => x.superseded_by === null;
  * - the index is exactly what the records make (test/support/index-invariants.ts);
  * - each live record is returned by GET as the model has it, is in the listing and found by its own word
  *   (on every searcher) while it is current, and only with include_superseded once superseded;
- * - the top 5 of a few queries, plain, by agent, with `since`, and with superseded records, equals the
+ * - the top 5 of a few queries, plain, by agent, with `since`, with `until`, and with superseded records, equals the
  *   brute-force oracle's over every live record (a superseded record still counts in the statistics);
  * - no gone record or word is returned by anything, superseded records included.
  */
@@ -50,13 +50,15 @@ export async function checkAll(m: Model, r: Real): Promise<void> {
     const seqOf = r.system.indexDb().prepare<[string], number>('SELECT seq FROM records WHERE id = ?').pluck();
     const documents = live.map((x) => ({ doc: seqOf.get(x.id)!, title: x.title, body: x.body, id: x.id })).sort((a, b) => a.doc - b.doc);
     const idOf = new Map(documents.map((d) => [d.doc, d.id]));
-    // Filters too: an agent's, and a `since` that the newest-block bounds (search_newest) may skip by.
+    // Filters too: an agent's, a `since` that the newest-block bounds (search_newest) may skip by, and an
+    // `until` at the same instant (often a record's own created_at), which keeps exactly what `since` leaves out.
     const since = new Date(BASE + 1000 * Math.floor(m.clock / 2)).toISOString();
     const byDoc = new Map(documents.map((d) => [d.doc, live.find((x) => x.id === d.id)!]));
     const filters: { name: string; query: Partial<SearchQuery>; accept: (x: ModelRecord) => boolean }[] = [
       { name: 'none', query: {}, accept: current },
       { name: 'agent', query: { agent_id: AGENTS[1] }, accept: (x) => current(x) && x.agent === AGENTS[1] },
       { name: 'since', query: { since }, accept: (x) => current(x) && x.created_at >= since },
+      { name: 'until', query: { until: since }, accept: (x) => current(x) && x.created_at < since },
       { name: 'superseded too', query: { include_superseded: true }, accept: () => true },
       { name: 'agent, superseded too', query: { agent_id: AGENTS[1], include_superseded: true }, accept: (x) => x.agent === AGENTS[1] },
     ];

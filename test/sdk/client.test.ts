@@ -47,6 +47,17 @@ describe('the TypeScript SDK against the local server', () => {
     expect(suggestionSchema.parse(suggestion).type).toBe('decision');
   });
 
+  test('recall takes until: records created before it, exclusive, and with since a range', async () => {
+    const first = await client.remember(note('Lighthouse keeper rota, first draft'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await client.remember(note('Lighthouse keeper rota, final'));
+    const found = async (query: { since?: string; until?: string }) => (await client.recall({ q: 'lighthouse rota', ...query })).map((h) => h.id);
+    expect(await found({ until: second.created_at })).toEqual([first.id]);
+    expect(await found({ since: first.created_at, until: first.created_at })).toEqual([]);
+    expect((await found({ since: first.created_at, until: new Date(Date.parse(second.created_at) + 1).toISOString() })).sort()).toEqual([first.id, second.id].sort());
+    await expect(client.recall({ until: 'soon' })).rejects.toMatchObject({ status: 400, code: 'invalid_until' });
+  });
+
   test('the record types it exports are the API\'s', () => {
     expect(RECORD_TYPES).toEqual(API_RECORD_TYPES);
   });

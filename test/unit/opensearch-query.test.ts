@@ -129,6 +129,12 @@ describe('OpenSearch query builder', () => {
     ['type', { type: 'decision' as const }, { term: { type: 'decision' } }],
     ['client', { client: 'acme' }, { term: { client: 'acme' } }],
     ['since', { since: '2026-11-01T00:00:00.000Z' }, { range: { created_at: { gte: '2026-11-01T00:00:00.000Z' } } }],
+    ['until', { until: '2026-11-08T00:00:00.000Z' }, { range: { created_at: { lt: '2026-11-08T00:00:00.000Z' } } }],
+    [
+      'since and until',
+      { since: '2026-11-01T00:00:00.000Z', until: '2026-11-08T00:00:00.000Z' },
+      { range: { created_at: { gte: '2026-11-01T00:00:00.000Z', lt: '2026-11-08T00:00:00.000Z' } } },
+    ],
   ])('the %s filter goes in filter context, after the tenant', (_name, rest, clause) => {
     expect(build('alpha', rest)!.body.query).toEqual({
       bool: {

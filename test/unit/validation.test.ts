@@ -156,8 +156,13 @@ describe('search params', () => {
     expect(codeOf(() => parseSearchParams({ limit }))).toBe('invalid_limit');
   });
 
-  test('since and type are validated, unknown params ignored', () => {
+  test('since, until and type are validated, unknown params ignored', () => {
     expect(codeOf(() => parseSearchParams({ since: 'soon' }))).toBe('invalid_since');
+    expect(codeOf(() => parseSearchParams({ until: 'last week' }))).toBe('invalid_until');
+    expect(parseSearchParams({ since: '2026-01-01', until: '2026-01-08T12:00:00+02:00' })).toMatchObject({
+      since: '2026-01-01T00:00:00.000Z',
+      until: '2026-01-08T10:00:00.000Z',
+    });
     expect(codeOf(() => parseSearchParams({ type: 'note' }))).toBe('invalid_type');
     expect(parseSearchParams({ since: '2026-01-01', other: 'x' })).toEqual({ since: '2026-01-01T00:00:00.000Z', limit: 20, include_superseded: false });
     expect(parseSearchParams({ include_superseded: 'true' }).include_superseded).toBe(true);
@@ -175,6 +180,7 @@ describe('dates: every instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59
     ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
   ])('%s is %s in search, listing and forget', (given, instant) => {
     expect(parseSearchParams({ since: given }).since).toBe(instant);
+    expect(parseSearchParams({ until: given }).until).toBe(instant);
     expect(parseListParams({ since: given, until: given })).toMatchObject({ since: instant, until: instant });
     expect(parseForgetInput({ before: given }).before).toBe(instant);
   });
@@ -187,6 +193,8 @@ describe('dates: every instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59
       expect(codeOf(() => parseListParams({ since: given }))).toBe('invalid_since');
       expect(codeOf(() => parseListParams({ until: given }))).toBe('invalid_until');
       expect(messageOf(() => parseListParams({ until: given }))).toBe(`until must be ${FORMS}`);
+      expect(codeOf(() => parseSearchParams({ until: given }))).toBe('invalid_until');
+      expect(messageOf(() => parseSearchParams({ until: given }))).toBe(`until must be ${FORMS}`);
       expect(codeOf(() => parseForgetInput({ before: given }))).toBe('invalid_field');
       expect(messageOf(() => parseForgetInput({ before: given }))).toBe(`before must be ${FORMS}`);
     },

@@ -5,7 +5,7 @@ import { queryStems } from '../highlight.js';
 import { filterFields, filterValues, queryFilters, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
 
-const FILTERS = ['agent_id', 'type', 'client', 'since', 'include_superseded'] as const;
+const FILTERS = ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded'] as const;
 
 /**
  * `#/search?q=…`: a search, best first, with rank and title, the body on demand and the query's words

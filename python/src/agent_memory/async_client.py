@@ -94,11 +94,12 @@ class AsyncMemoryClient:
         type: Optional[RecordType] = None,
         client: Optional[str] = None,
         since: Optional[DateLike] = None,
+        until: Optional[DateLike] = None,
         limit: int = 20,
         include_superseded: bool = False,
     ) -> List[SearchHit]:
         """MemoryClient.recall."""
-        return await self._run(self._sync.recall, q, agent_id=agent_id, type=type, client=client, since=since, limit=limit, include_superseded=include_superseded)
+        return await self._run(self._sync.recall, q, agent_id=agent_id, type=type, client=client, since=since, until=until, limit=limit, include_superseded=include_superseded)
 
     async def classify(self, *, title: str, body: str) -> Suggestion:
         """MemoryClient.classify."""

@@ -118,9 +118,11 @@ export class SqliteSearchIndex implements SearchIndex {
    * of records by one range of it, or, for a search by agent, the agent's records listed from their own
    * index (`records_tenant_agent_created`). A window of merged records (at or below `upTo`, the merge mark
    * of this snapshot) that `since` rules out by its blocks' newest times (newest.ts) is skipped without
-   * reading its records. With `leaveOut` (the tenant has superseded records and the search does not include
-   * them), they are left out: read from their partial index before the search when there are few, else
-   * checked with the rest, one probe each. None without filters.
+   * reading its records; `until` skips no window that way, since a block's newest time bounds none of its
+   * records from below (an import keeps old times), so it is checked on the records as the other filters
+   * are. With `leaveOut` (the tenant has superseded records and the search does not include them), they
+   * are left out: read from their partial index before the search when there are few, else checked with the
+   * rest, one probe each. None without filters.
    */
   private filterOf(tenantId: string, query: SearchQuery, conditions: string[], values: unknown[], upTo: number, leaveOut: boolean): Filter | undefined {
     const superseded = !leaveOut

@@ -75,7 +75,7 @@ export const IDLE_INLINE_MAX_POSTINGS = 16_384;
 export function searchWork(index: SqliteSearchIndex, { maxClauses = 8 }: { maxClauses?: number } = {}): (tenantId: string, query: SearchQuery) => number {
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
-    if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined ? query.limit : Infinity;
+    if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined && query.until === undefined ? query.limit : Infinity;
     const work = index.workBound(tenantId, query.text, maxClauses, IDLE_INLINE_MAX_POSTINGS);
     return none(query.agent_id) || work <= 64 ? work : Infinity;
   };

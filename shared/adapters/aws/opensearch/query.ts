@@ -58,7 +58,9 @@ function filters(tenantId: string, query: SearchQuery): Query[] {
     const value = query[field];
     if (value !== undefined && value !== null) clauses.push({ term: { [field]: value } });
   }
-  if (query.since !== undefined) clauses.push({ range: { created_at: { gte: query.since } } });
+  // One range: `since` inclusive, `until` exclusive, as the listing's (shared/domain/listing.ts).
+  const range = { ...(query.since === undefined ? {} : { gte: query.since }), ...(query.until === undefined ? {} : { lt: query.until }) };
+  if (Object.keys(range).length > 0) clauses.push({ range: { created_at: range } });
   // A null superseded_by is not indexed, so "current" is "has none"; documents from before the field have none either.
   if (query.include_superseded !== true) clauses.push({ bool: { must_not: [{ exists: { field: 'superseded_by' } }] } });
   return clauses;
