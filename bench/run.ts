@@ -23,6 +23,8 @@ import { DEFAULT_SEED, generateCorpus, queryWorkload, tenantsFor, type BenchQuer
 import { startPostgres, type PostgresPeer } from './peers/postgres.js';
 import { loadIntoPeer, loadThroughApi, scoreSet, type QualityResult } from './quality/score.js';
 import { agentMemory, agentQuestions, cacm, cranfield } from './quality/sets.js';
+import { CUT_OFF_SECTION, cutOffMarkdown, DOC_FILES as CUT_OFF_DOCS, rankAll, suggestCutOff } from './quality/cut-off.js';
+import { SUGGESTED_MIN_RANK } from '../shared/domain/rank.js';
 import { evaluateGoals, markdownReport, type BenchResults, type TenantRun } from './report.js';
 import { runHostileSearches } from './steps/hostile.js';
 import { runSearches, queryString, type SearchRun } from './steps/searches.js';
@@ -149,6 +151,12 @@ try {
   await qualityServer.stop();
   await pg?.stop();
 }
+
+// 6b. The cut-off `rank` suggests, from every judged set at once, and what it keeps (bench/quality/cut-off.ts):
+// printed, and written into docs/api.md and docs/benchmarks.md with the rest of a full run.
+const cutOff = suggestCutOff(rankAll());
+note(`suggested cut-off min_rank=${cutOff.cutOff} (SUGGESTED_MIN_RANK is ${SUGGESTED_MIN_RANK}):\n${cutOffMarkdown(cutOff)}`);
+if (section) for (const file of CUT_OFF_DOCS) replaceGeneratedSection(file, CUT_OFF_SECTION, cutOffMarkdown(cutOff));
 
 // 7. Cold starts of the Lambda bundles.
 const coldStarts = await measureColdStarts(note, quick ? { runs: 5, warmCalls: 200 } : {});

@@ -6,7 +6,7 @@ export const HELP = `Usage: npm run --silent memory -- <command> [options]
   remember --agent <id> --type <type> --title <text> --body <text | -> [--client <c>] [--metadata <json>]
            [--supersedes <id>]... [--idempotency-key <key>]
   recall [<words>...] [--type <type>] [--agent <id>] [--client <c>] [--since <date>] [--until <date>]
-         [--limit <n>] [--include-superseded]
+         [--limit <n>] [--include-superseded] [--min-rank <0..1>]
   classify --title <text> --body <text | ->
   get <id>
   update <id> [--title <text>] [--body <text | ->] [--type <type>] [--client <c> | --no-client]
@@ -24,6 +24,8 @@ export const HELP = `Usage: npm run --silent memory -- <command> [options]
   --agent-id   the same as --agent
   types        fact, decision, exchange, deliverable, open_item, signal (see docs/api.md)
   recall       free English text, best match first; without words, the newest records first
+  --min-rank   recall leaves out hits ranked below it (0 to 1), so it may print []; see docs/api.md, "Rank",
+               for the suggested cut-off
   update       corrects a record in place (a typo, a wrong value): only the fields given change, and
                --no-client / --no-metadata remove them; prints the record, one version more. With
                --if-version <n> it changes nothing unless the record is still at version n

@@ -49,6 +49,13 @@ function limitOf(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** `--min-rank` as a number; whether it is from 0 to 1 is the API's to say (400 invalid_min_rank). */
+function minRankOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value)) throw usage('--min-rank must be a number from 0 to 1');
+  return Number(value);
+}
+
 /** A call the API refused, or that got no answer: printed as JSON on stderr, exit code 1. */
 class CallFailed extends Error {
   constructor(readonly body: ErrorJson) {
@@ -80,6 +87,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
         'idempotency-key': { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
+        'min-rank': { type: 'string' },
         order: { type: 'string' },
         limit: { type: 'string' },
         cursor: { type: 'string' },
@@ -154,7 +162,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
       break;
     }
     case 'recall': {
-      const words = options(['type', 'agent', 'client', 'since', 'until', 'limit', 'include-superseded'], 'words');
+      const words = options(['type', 'agent', 'client', 'since', 'until', 'limit', 'include-superseded', 'min-rank'], 'words');
       const agentId = agent();
       const query: RecallQuery = {
         ...(words === '' ? {} : { q: words }),
@@ -164,6 +172,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
         ...(values.since === undefined ? {} : { since: values.since }),
         ...(values.until === undefined ? {} : { until: values.until }),
         ...(values.limit === undefined ? {} : { limit: limitOf(values.limit) }),
+        ...(values['min-rank'] === undefined ? {} : { min_rank: minRankOf(values['min-rank'])! }),
         ...superseded(),
       };
       call = (client) => client.recall(query);

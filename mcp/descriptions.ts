@@ -1,4 +1,4 @@
-import { RANKING } from '../shared/domain/rank.js';
+import { RANKING, SUGGESTED_MIN_RANK } from '../shared/domain/rank.js';
 import { LIMITS, SEARCH_LIMIT_RANGE } from '../shared/domain/limits.js';
 import { RECORD_TYPES } from '../shared/domain/record-schema.js';
 import { FORGET_IDS_MAX, RECORD_TYPE_DESCRIPTIONS } from '../shared/domain/schemas.js';
@@ -48,7 +48,14 @@ Use it before answering when earlier conversations may matter: the user's prefer
 
 q is plain English, not a query language: records matching any of its words (stemmed, so "running" finds "runs") or "quoted phrases" come back best first, with a rank from 0 to 1; titles weigh ${RANKING.titleWeight} times bodies. Without q, the newest records come first. Filter by type, agent_id or client, and by creation time from since (inclusive) until until (exclusive): dates YYYY-MM-DD or ISO 8601 date-times (for "last week": since its first day, until the day after its last); limit is ${SEARCH_LIMIT_RANGE} (default ${LIMITS.searchLimitDefault}). Records that a newer record superseded are left out; include_superseded: true brings them back, each saying which record superseded it (to see how a fact changed).
 
+Search with the words the memory itself would contain: the names, terms and identifiers a stored note would use ("Priya on-call rotation", "INV-2024-0042", "Dana flight preferences"), not the framing of a question ("what do we know about…"). A record matches by its words, not by meaning.
+
+The rank is the share of what the query could score at best, so it means the same whatever the query: hits ranked below ${SUGGESTED_MIN_RANK}, the cut-off the service suggests, are left out unless you pass min_rank (0 to see every match, however weak; higher to be stricter). When nothing ranks that high the answer says that nothing relevant was found: then the memory holds nothing on it, and weak matches would only be noise.
+
 The answer is a numbered list: each record's title, then its type, rank, creation time, agent, client and id (and its version when it was updated), then its body (a very long body is cut in the text, and says so).`;
+
+/** The description of memory_recall's min_rank, whose default here is the suggested cut-off, not the API's 0. */
+export const RECALL_MIN_RANK = `Leave out hits ranked below this, 0 to 1. Default ${SUGGESTED_MIN_RANK}, the suggested cut-off; 0 keeps every match. Ignored without q.`;
 
 /** memory_classify. */
 export const CLASSIFY = `Suggest which of the six record types fits a title and a body, before storing them with memory_remember. It stores nothing.

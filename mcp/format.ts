@@ -48,7 +48,7 @@ function describeArgs<T extends object>(args: T, names: readonly (keyof T & stri
 }
 
 /** The filters of a search, as a model would have written them. */
-const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'limit']);
+const describeQuery = (query: RecallQuery) => describeArgs(query, ['q', 'agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'min_rank', 'limit']);
 
 /** The filters of a listing (its cursor is long and says nothing to a reader, so it is left out). */
 const describeListing = (query: ListQuery) => describeArgs(query, ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded', 'order', 'limit']);
@@ -82,6 +82,13 @@ function listedRecord(lines: string[], n: number, record: MemoryRecord, bodyChar
 /** The hits of a search as a numbered list, best first: title, then type, rank, date, agent, client, id, then the body. */
 export function recallText(hits: SearchHit[], query: RecallQuery): string {
   const byRelevance = query.q !== undefined && query.q.trim() !== '';
+  if (hits.length === 0 && byRelevance && (query.min_rank ?? 0) > 0) {
+    return (
+      `Nothing relevant found (${describeQuery(query)}): no record ranks at or above min_rank ${query.min_rank}. ` +
+      'The memory holds nothing that matches these words well. If it may be stored in other words, search with the words the ' +
+      'record itself would contain; min_rank: 0 shows every weaker match.'
+    );
+  }
   if (hits.length === 0) {
     return (
       `No records found (${describeQuery(query)}). ` +

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RECALL_MIN_RANK } from './descriptions.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../shared/domain/idempotency.js';
 import { LIMITS } from '../shared/domain/limits.js';
 import {
@@ -43,7 +44,10 @@ export const rememberArgsSchema = z.strictObject({
 
 // New objects from the shapes rather than the exported schemas: those carry an `id`, which would make the
 // listed JSON Schema a `$ref`, and MCP wants `"type": "object"` at the root.
-export const recallArgsSchema = z.strictObject(recallQuerySchema.shape);
+export const recallArgsSchema = z.strictObject({
+  ...recallQuerySchema.shape,
+  min_rank: recallQuerySchema.shape.min_rank.meta({ description: RECALL_MIN_RANK }),
+});
 export const classifyArgsSchema = z.strictObject(classifyInputSchema.shape);
 
 export const receiptOutputSchema = z.strictObject(recordReceiptSchema.shape);

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { MemoryClient } from '../sdk/src/index.js';
+import { SUGGESTED_MIN_RANK } from '../shared/domain/rank.js';
 import { errorBody, type ErrorJson } from './api.js';
 import { CLASSIFY, FORGET, GET, INSTRUCTIONS, LIST, RECALL, REMEMBER, UPDATE, USAGE } from './descriptions.js';
 import {
@@ -102,12 +103,15 @@ export function createMemoryMcpServer(client: MemoryClient, options: MemoryTools
       outputSchema: recallOutputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (query, extra) =>
-      answer(
+    (args, extra) => {
+      // The suggested cut-off unless the agent chose one: without it every search that shares a word answers.
+      const query = args.min_rank === undefined && args.q !== undefined && args.q.trim() !== '' ? { ...args, min_rank: SUGGESTED_MIN_RANK } : args;
+      return answer(
         () => client.recall(query, { signal: extra.signal }),
         options.apiUrl,
         (hits) => ({ content: [{ type: 'text', text: recallText(hits, query) }], structuredContent: { results: hits } }),
-      ),
+      );
+    },
   );
 
   server.registerTool(

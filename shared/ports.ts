@@ -166,6 +166,8 @@ export interface SearchQuery {
   until?: string | undefined;
   /** True: superseded records too; otherwise only those whose superseded_by is null. */
   include_superseded?: boolean | undefined;
+  /** 0 to 1: text hits ranked below it are left out (shared/domain/rank.ts); none when absent. */
+  min_rank?: number | undefined;
   limit: number;
 }
 

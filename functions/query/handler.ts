@@ -41,6 +41,7 @@ export function createQueryHandler({ search, usage, logger, metrics, now = () =>
         since: params.since,
         until: params.until,
         include_superseded: params.include_superseded,
+        min_rank: params.min_rank,
         limit: params.limit,
       });
       const at = now();

@@ -97,6 +97,19 @@ class Operations(unittest.TestCase):
             self.memory.recall("harbour", until="last week")
         self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_until"))
 
+    def test_recall_min_rank_leaves_out_the_hits_ranked_below_it(self) -> None:
+        self.memory.remember(**self.record(title="Cut-off note about the lighthouse keeper"))
+        self.memory.remember(**self.record(title="Cut-off note", body="A lighthouse is mentioned once among many other words in this body."))
+        hits = self.memory.recall("lighthouse keeper", agent_id=self.agent)
+        self.assertEqual(len(hits), 2)
+        self.assertGreater(hits[0]["rank"], hits[1]["rank"])
+        self.assertEqual([h["id"] for h in self.memory.recall("lighthouse keeper", agent_id=self.agent, min_rank=hits[0]["rank"])], [hits[0]["id"]])
+        self.assertEqual(self.memory.recall("lighthouse keeper", agent_id=self.agent, min_rank=1), [])
+        self.assertEqual(len(self.memory.recall("lighthouse keeper", agent_id=self.agent, min_rank=0.0)), 2)
+        with self.assertRaises(MemoryApiError) as caught:
+            self.memory.recall("lighthouse", min_rank=1.5)
+        self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_min_rank"))
+
     def test_classify_suggests_a_type_and_stores_nothing(self) -> None:
         before = self.memory.usage()["records"]["used"]
         suggestion = self.memory.classify(title="We decided to move the nightly job to 2am", body="Agreed in the ops review.")

@@ -102,6 +102,10 @@ export interface RecallQuery {
    * true: superseded records too (those whose superseded_by is set); by default they are left out.
    */
   include_superseded?: boolean;
+  /**
+   * Leave out text hits ranked below this, a number from 0 to 1 (default 0: none left out), so a search may answer [] when nothing is relevant enough. 0.08 is the cut-off the judged sets suggest (docs/api.md, "Rank"). Ignored without q.
+   */
+  min_rank?: number;
 }
 /**
  * A title and a body to suggest a type for.
@@ -460,6 +464,7 @@ export interface ErrorBody {
     | "invalid_limit"
     | "invalid_since"
     | "invalid_until"
+    | "invalid_min_rank"
     | "invalid_cursor"
     | "invalid_request"
     | "unauthorized"

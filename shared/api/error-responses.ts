@@ -21,6 +21,7 @@ const WHEN = {
   invalid_limit: `\`limit\` is not an integer from ${SEARCH_LIMIT_RANGE}`,
   invalid_since: '`since` is not a date (`YYYY-MM-DD`) or an ISO 8601 date-time from 0001-01-01 to 9999-12-31 UTC',
   invalid_until: '`until` is not a date (`YYYY-MM-DD`) or an ISO 8601 date-time from 0001-01-01 to 9999-12-31 UTC',
+  invalid_min_rank: '`min_rank` is not a number from 0 to 1',
   invalid_cursor: '`cursor` was not made by this service for this tenant and these filters',
   invalid_request: 'the request is not valid HTTP (answered by the HTTP layer)',
   unauthorized: 'no valid API key: a missing header, another scheme, an empty token, an unknown or a revoked key',

@@ -246,7 +246,7 @@ export const OPERATIONS = [
       'takes its last value. Only a 200 counts against the monthly query quota.',
     query: { schema: recallQuerySchema, defaults: { limit: LIMITS.searchLimitDefault } },
     responses: { 200: { description: 'The matching records, best first.', headers: requestId(), schema: searchResultsSchema } },
-    errors: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'invalid_until', 'query_quota_exceeded', 'overloaded', 'search_timeout'],
+    errors: [...EVERY_OPERATION, 'invalid_field', 'invalid_type', 'invalid_limit', 'invalid_since', 'invalid_until', 'invalid_min_rank', 'query_quota_exceeded', 'overloaded', 'search_timeout'],
   },
   {
     operationId: 'memory_usage',

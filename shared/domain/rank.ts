@@ -1,19 +1,17 @@
 /**
- * How every search backend turns its relevance score into the `rank` of a result.
+ * How every search backend turns its relevance score into the `rank` of a result, so that a rank means the
+ * same in every search of a tenant (docs/api.md, "Rank").
  *
- * `score` is the engine's BM25 score as a non-negative number where higher is better (the embedded
- * engine's, shared/search/scoring.ts; OpenSearch's `_score` as it is). The rank is
- * `score / (score + RANK_HALF_SCORE)`: it is 0 for no relevance, 0.5 at a score of RANK_HALF_SCORE, and
- * approaches 1 as the score grows. It is monotonic in the score, so results sorted by score have a rank
- * that never increases, and it depends on no other result, so a rank means the same thing whatever else
- * the search returned.
- *
- * RANK_HALF_SCORE = 3 is about what one word scores when it is in the title of one record of ten (IDF
- * ln(1 + 9.5/1.5) = 2.0, times 4·2.5/(4 + 1.5) for one title occurrence in a record of average length):
- * such a match reads about 0.55, a body-only match of the same word about 0.4, a record with two of the
- * query's words 0.7 and more, and a rare word's title match in a large tenant 0.8 to 0.9.
+ * `score` is the backend's BM25 score (the embedded engine's, shared/search/scoring.ts; OpenSearch's
+ * `_score`), and `best` is the most that query could score at all: for each of its clauses (a word, or a
+ * phrase), the IDF of its terms times the saturation limit k1 + 1 (times the clause's weight), which BM25
+ * approaches only as the clause fills a record (shared/search/best.ts; OpenSearch's in its adapter). A
+ * word the tenant never used counts at the highest IDF, since a record holding it would score that much.
+ * The rank is `score / best`: the share of the query's possible score a record reaches. It is in [0, 1),
+ * monotonic in the score within a search, and it does not grow with the number of words a query has, so
+ * a rank of 0.4 is as good a match for a one-word query as for a ten-word question. A record that holds
+ * one of the query's words once in its title scores about 0.7 of that word's share, once in its body 0.4.
  */
-export const RANK_HALF_SCORE = 3;
 
 /** The parameters of the BM25 score (shared/search/scoring.ts has the formula). */
 export interface Bm25Params {
@@ -31,8 +29,19 @@ export interface Bm25Params {
  */
 export const RANKING: Bm25Params = { k1: 1.5, b: 0.4, titleWeight: 4 };
 
-/** Maps a non-negative BM25 score to a rank in [0, 1). */
-export function rankFromScore(score: number): number {
-  if (!Number.isFinite(score) || score <= 0) return 0;
-  return score / (score + RANK_HALF_SCORE);
+/**
+ * The rank of a record that scores `score` for a query that could score `best` at most: score / best, 0
+ * when either is not a positive number, at most 1.
+ */
+export function rankFromScore(score: number, best: number): number {
+  if (!Number.isFinite(score) || score <= 0 || !Number.isFinite(best) || best <= 0) return 0;
+  return Math.min(1, score / best);
 }
+
+/**
+ * The `min_rank` the judged sets suggest, and MCP's memory_recall applies unless the agent gives one: the
+ * highest cut-off at which every judged set (Cranfield, CACM, agent-memory, agent-questions) keeps at least
+ * 95 % of the relevant records its queries find in their top 10 (bench/quality/cut-off.ts; docs/api.md,
+ * "Rank", has what it keeps and leaves out). test/bench/cut-off.test.ts checks it is what the script derives.
+ */
+export const SUGGESTED_MIN_RANK = 0.08;

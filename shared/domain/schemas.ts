@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { jsonValueProblem } from './json-value.js';
 import { LIMITS, SEARCH_LIMIT_RANGE } from './limits.js';
-import { RANKING } from './rank.js';
+import { RANKING, SUGGESTED_MIN_RANK } from './rank.js';
 import { classificationSchema, RECORD_TYPES, recordSchema, scoreSchema as score, searchHitSchema, timestampSchema as timestamp } from './record-schema.js';
 import { SCOPES } from './tenant.js';
 import { DATE_FORMS, parseSince } from './since.js';
@@ -167,6 +167,19 @@ const flagParam = z
 
 const INCLUDE_SUPERSEDED = 'true: superseded records too (those whose superseded_by is set); by default they are left out.';
 
+/** `min_rank` of a search as a query string parameter: a decimal number (an exponent allowed, as clients print small ones) from 0 to 1, absent being 0. */
+const minRankParam = z
+  .string()
+  .regex(/^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, { error: 'must be a number from 0 to 1' })
+  .transform(Number)
+  .pipe(z.number().min(0).max(1))
+  .optional()
+  .transform((n) => n ?? 0);
+
+const MIN_RANK =
+  'Leave out text hits ranked below this, a number from 0 to 1 (default 0: none left out), so a search may answer [] when nothing ' +
+  `is relevant enough. ${SUGGESTED_MIN_RANK} is the cut-off the judged sets suggest (docs/api.md, "Rank"). Ignored without q.`;
+
 const UNTIL = 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).';
 
 /** Query string of `GET /api/v1/query`. Parameters the interface does not name are ignored. */
@@ -183,6 +196,7 @@ export const searchParamsSchema = z.object({
   since: instant().optional().meta({ description: 'Only records created at or after this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time.' }),
   until: instant().optional().meta({ description: UNTIL }),
   include_superseded: flagParam.meta({ description: INCLUDE_SUPERSEDED }),
+  min_rank: minRankParam.meta({ description: MIN_RANK }),
 });
 
 /**
@@ -205,6 +219,7 @@ export const recallQuerySchema = z
       .optional()
       .meta({ description: searchParamsSchema.shape.limit.description }),
     include_superseded: z.boolean().optional().meta({ description: INCLUDE_SUPERSEDED }),
+    min_rank: z.number().min(0).max(1).optional().meta({ description: MIN_RANK }),
   })
   .meta({ id: 'RecallQuery', description: 'A search: free text and filters, all optional.' });
 

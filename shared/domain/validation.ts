@@ -27,6 +27,7 @@ const FIELD_CODES: Record<string, ErrorCode> = {
   limit: 'invalid_limit',
   since: 'invalid_since',
   until: 'invalid_until',
+  min_rank: 'invalid_min_rank',
 };
 
 const TYPE_MESSAGE = `type must be one of: ${RECORD_TYPES.join(', ')}`;
@@ -51,6 +52,7 @@ function classify(issue: Issue, required: ReadonlySet<string>): AppError {
   if (named === 'invalid_since') {
     return new AppError('invalid_since', `since must be ${DATE_FORMS}`);
   }
+  if (named === 'invalid_min_rank') return new AppError('invalid_min_rank', 'min_rank must be a number from 0 to 1');
   if (named === 'invalid_until') {
     return new AppError('invalid_until', `until must be ${DATE_FORMS}`);
   }

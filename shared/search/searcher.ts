@@ -5,6 +5,7 @@ import { lowerBound, phrasePostings, termPostings, type TermPostings } from './p
 import { clausesOf, type Clause, type TextQuery } from './query.js';
 import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
 import { clauseWeight, idf, type CollectionStats } from './scoring.js';
+import { bestScore } from './best.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
 import { TopK, type ScoredDoc } from './top-k.js';
@@ -25,11 +26,19 @@ export interface SearchOptions {
 }
 
 /** The cursors of a query's clauses in one tenant; a clause with a term the tenant never used matches nothing and is left out. */
-function cursorsOf(storage: PostingStorage, tenant: string, stats: CollectionStats, clauses: readonly Clause[], ranking: Bm25Params, tail: Tail): ClauseCursor[] {
+function cursorsOf(
+  storage: PostingStorage,
+  tenant: string,
+  stats: CollectionStats,
+  clauses: readonly Clause[],
+  ranking: Bm25Params,
+  tail: Tail,
+  read: Map<string, TermPostings | null>,
+): ClauseCursor[] {
   const cursors: ClauseCursor[] = [];
   const upTo = storage.mergedUpTo();
-  // A term that several clauses or a phrase's several words name is read once (phrasePostings counts on it).
-  const read = new Map<string, TermPostings | null>();
+  // A term that several clauses or a phrase's several words name is read once (phrasePostings counts on it);
+  // `read` keeps every term of every clause, so the caller has each one's document frequency.
   const postingsOf = (term: string) => {
     if (!read.has(term)) read.set(term, termPostings(storage, tenant, term, tail, upTo, ranking.titleWeight));
     return read.get(term)!;
@@ -75,22 +84,38 @@ const below = (bound: number, threshold: number) => bound * (1 + SLACK) < thresh
  * The work grows with k and with how rare the query's best words are, not with the number of matches.
  */
 export function searchIndex(storage: PostingStorage, tenant: string, query: TextQuery, options: SearchOptions): ScoredDoc[] {
+  return searchScored(storage, tenant, query, options).hits;
+}
+
+/**
+ * searchIndex's hits, and the most the query could score in the tenant (best.ts), which the rank divides
+ * by (shared/domain/rank.ts); `best` is 0 when the tenant has no documents.
+ */
+export function searchScored(storage: PostingStorage, tenant: string, query: TextQuery, options: SearchOptions): { hits: ScoredDoc[]; best: number } {
   const tail = options.tail ?? EMPTY_TAIL;
   const stats = addStats(storage.stats(tenant), tail.stats);
-  if (stats.docs === 0 || options.k <= 0) return [];
+  if (stats.docs === 0) return { hits: [], best: 0 };
+  const ranking = options.ranking ?? DEFAULT_RANKING;
   const clauses = clausesOf(query);
-  const cursors = cursorsOf(storage, tenant, stats, clauses, options.ranking ?? DEFAULT_RANKING, tail);
+  const read = new Map<string, TermPostings | null>();
+  const cursors = cursorsOf(storage, tenant, stats, clauses, ranking, tail, read);
+  const best = bestScore(clauses, stats, (term) => read.get(term)?.df ?? 0, ranking);
+  return { hits: options.k <= 0 ? [] : topOf(cursors, clauses.length, stats, options), best };
+}
+
+/** The top k of the query's clauses' cursors (searchIndex's comment says how). */
+function topOf(cursors: ClauseCursor[], order: number, stats: CollectionStats, options: SearchOptions): ScoredDoc[] {
   const top = new TopK(options.k);
   const filter = options.filter ? new FilterClause(options.filter, stats.docs) : null;
   if (filter && cursors.length > 0) {
     const lead = filter.lead(cursors.reduce((n, c) => n + c.postings, 0), cursors.length);
     if (lead) {
-      scoreAmong(lead, cursors, clauses.length, top, filter);
+      scoreAmong(lead, cursors, order, top, filter);
       return top.sorted();
     }
   }
   const byMax = [...cursors].sort((a, b) => a.maxBound - b.maxBound);
-  const scratch = new WindowScratch(cursors.length, clauses.length);
+  const scratch = new WindowScratch(cursors.length, order);
   let start = 0;
   for (;;) {
     const threshold = top.threshold;

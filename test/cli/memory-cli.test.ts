@@ -106,6 +106,16 @@ describe('the memory CLI', () => {
     expect(bad).toMatchObject({ code: 1, stdout: '', error: { error: 'invalid_until' } });
   });
 
+  test('recall --min-rank leaves out the hits ranked below it; a bad one is a usage error or invalid_min_rank', async () => {
+    const all = await memory(['recall', 'pelican', 'quote', 'zyxwvut']);
+    expect(all.json.map((hit: { id: string }) => hit.id)).toContain(stored.id);
+    const rank = all.json.find((hit: { id: string; rank: number }) => hit.id === stored.id).rank as number;
+    expect((await memory(['recall', 'pelican', 'quote', 'zyxwvut', '--min-rank', String(rank)])).json.map((hit: { id: string }) => hit.id)).toContain(stored.id);
+    expect((await memory(['recall', 'pelican', 'quote', 'zyxwvut', '--min-rank', '1'])).json).toEqual([]);
+    expect(await memory(['recall', 'pelican', '--min-rank', 'high'])).toMatchObject({ code: 2, error: { error: 'usage', message: '--min-rank must be a number from 0 to 1' } });
+    expect(await memory(['recall', 'pelican', '--min-rank', '1.5'])).toMatchObject({ code: 1, stdout: '', error: { error: 'invalid_min_rank' } });
+  });
+
   test('classify prints the suggestion', async () => {
     const result = await memory(['classify', '--title', 'We decided to move the nightly job to 2am', '--body', 'Agreed in the ops review.']);
     expect(result.code).toBe(0);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { SUGGESTED_MIN_RANK } from '../../shared/domain/rank.js';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { admin, killAll, removeDir, ROOT, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
 import { forgetAcceptedSchema, forgetJobSchema, forgetResultSchema } from '../../shared/domain/schemas.js';
@@ -278,6 +279,19 @@ if (!CHROMIUM) {
     await first.getByText('Body').click();
     await expect(first.locator('.body').textContent()).resolves.toBe('Sam asked for it twice; no nuts.');
     await shot('search');
+  });
+
+  test('search keeps every match by default; "Relevant only" sends the suggested cut-off, and says so when nothing reaches it', async () => {
+    await page.goto(`${server.url}/console/#/search`);
+    await expect(page.getByLabel('Matches').inputValue()).resolves.toBe('');
+    await page.getByLabel('Question or words').fill('What does Sam prefer for lunch?');
+    await page.getByLabel('Matches').selectOption({ label: `Relevant only (rank ≥ ${SUGGESTED_MIN_RANK})` });
+    await page.getByRole('button', { name: 'Search' }).click();
+    await seeText(main().locator('.records li a').first(), 'Lunch order: Sam prefers the vegetarian curry');
+    expect(page.url()).toContain(`min_rank=${SUGGESTED_MIN_RANK}`);
+    for (const rank of await main().locator('.records li .rank').allTextContents()) expect(Number(rank.replace('rank ', ''))).toBeGreaterThanOrEqual(SUGGESTED_MIN_RANK);
+    await page.goto(`${server.url}/console/#/search?q=lunch&min_rank=1&run=1`);
+    await seeText(main().locator('.summary'), 'Nothing ranks at or above 1: choose Every match to see weaker ones.');
   });
 
   test("a record's text is shown as text: markup that agents stored never runs or renders", async () => {

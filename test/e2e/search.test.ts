@@ -145,6 +145,49 @@ describe('rank', () => {
     expect(results).toHaveLength(2);
     for (const r of results) expect(r.rank).toBe(0);
   });
+  test('rank is the share of what the query could score: a query word the tenant never used lowers it, the filters and limit do not', async () => {
+    const api = await freshClient();
+    const target = await put(api, { title: 'Deploy freeze over the holidays', body: 'No deploys from 20 December.' });
+    await put(api, { title: 'Release notes for 4.2', body: 'Dark mode and faster exports.' });
+    await put(api, { title: 'Holiday rota', body: 'Who covers support in December.', agent_id: 'other-agent' });
+    const alone = (await find(api, { q: 'deploy' }))[0];
+    expect(alone.id).toBe(target.id);
+    const withUnknown = (await find(api, { q: 'deploy zyxwvut' }))[0];
+    expect(withUnknown.id).toBe(target.id);
+    expect(withUnknown.rank).toBeLessThan(alone.rank / 2 + 1e-9);
+    const filtered = (await find(api, { q: 'deploy', agent_id: aRecord().agent_id as string, limit: 1 }))[0];
+    expect(filtered.rank).toBe(alone.rank);
+  });
+
+  test('min_rank leaves out the hits ranked below it: 0 keeps all, 1 keeps none, and without q it changes nothing', async () => {
+    const api = await freshClient();
+    const titles = ['Deploy pipeline notes', 'Pipeline cleanup', 'Notes on the deploy of the pipeline and its tests', 'A note that mentions a deploy in passing among many other words'];
+    for (const title of titles) await put(api, { title, body: 'Body text.' });
+    const all = await find(api, { q: 'deploy pipeline' });
+    expect(all).toHaveLength(titles.length);
+    // Ids and ranks: the classifier may fill in `classification` between two searches.
+    const idsAndRanks = (results: any[]) => results.map((r) => [r.id, r.rank]);
+    expect(idsAndRanks(await find(api, { q: 'deploy pipeline', min_rank: 0 }))).toEqual(idsAndRanks(all));
+    expect(await find(api, { q: 'deploy pipeline', min_rank: 1 })).toEqual([]);
+    const cut = all[1].rank;
+    expect(cut).toBeGreaterThan(all.at(-1).rank);
+    expect(ids(await find(api, { q: 'deploy pipeline', min_rank: cut }))).toEqual(ids(all.filter((r) => r.rank >= cut)));
+    expect(ids(await find(api, { q: 'deploy pipeline', min_rank: String(cut), limit: 1 }))).toEqual([all[0].id]);
+    expect(await find(api, { min_rank: 1 })).toHaveLength(titles.length);
+  });
+
+  test('a min_rank that is not a number from 0 to 1 is 400 invalid_min_rank', async () => {
+    const api = await freshClient();
+    for (const min_rank of ['abc', '-0.1', '1.5', '2', 'NaN', '2e-0', '0x1', ' ', 'Infinity']) {
+      const search = await api.recall({ q: 'deploy', min_rank });
+      expect({ min_rank, status: search.status, body: search.body }).toEqual({
+        min_rank,
+        status: 400,
+        body: expect.objectContaining({ error: 'invalid_min_rank', message: 'min_rank must be a number from 0 to 1' }),
+      });
+    }
+    for (const min_rank of ['0', '1', '0.5', '.25', '0.', '1e-5']) expect((await api.recall({ q: 'deploy', min_rank })).status).toBe(200);
+  });
 });
 
 describe('no q: recent records', () => {

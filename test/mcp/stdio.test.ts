@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { SUGGESTED_MIN_RANK } from '../../shared/domain/rank.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -84,7 +85,12 @@ describe('the MCP server over stdio', () => {
 
     const recall = tool('memory_recall');
     const recallProps = recall.inputSchema.properties as Record<string, any>;
-    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'include_superseded', 'limit', 'q', 'since', 'type', 'until']);
+    expect(Object.keys(recallProps).sort()).toEqual(['agent_id', 'client', 'include_superseded', 'limit', 'min_rank', 'q', 'since', 'type', 'until']);
+    // The tool's default is the suggested cut-off, and its description says so and how to search.
+    expect(recallProps.min_rank).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
+    expect(recallProps.min_rank.description).toContain(`Default ${SUGGESTED_MIN_RANK}`);
+    expect(recall.description).toContain('Search with the words the memory itself would contain');
+    expect(recall.description).toContain('nothing relevant was found');
     expect(recallProps.include_superseded).toMatchObject({ type: 'boolean' });
     expect(recallProps.until.description).toContain('(exclusive)');
     expect(recall.inputSchema.required ?? []).toEqual([]);
@@ -166,7 +172,7 @@ describe('the MCP server over stdio', () => {
     expect(results[0].rank).toBeGreaterThan(0);
 
     const text = textOf(result);
-    expect(text).toMatch(/^1 record \(q="zephyrine theme", agent_id="support-bot", limit=5; best match first\):/);
+    expect(text).toMatch(new RegExp(`^1 record \\(q="zephyrine theme", agent_id="support-bot", min_rank=${SUGGESTED_MIN_RANK}, limit=5; best match first\\):`));
     expect(text).toContain(`1. ${record.title}`);
     expect(text).toContain(`type: fact | rank: `);
     expect(text).toContain(`agent: support-bot | client: acme | id: ${stored.id}`);

@@ -7,6 +7,7 @@ import { freePort } from '../../local/free-port.js';
 import { MemoryClient } from '../../sdk/src/index.js';
 import { BODY_PREVIEW_CHARS, ERROR_META_KEY, LIST_BODY_PREVIEW_CHARS } from '../../mcp/format.js';
 import { createMemoryMcpServer } from '../../mcp/tools.js';
+import { SUGGESTED_MIN_RANK } from '../../shared/domain/rank.js';
 import { aRecord, startTestService, type TestService } from '../support/local-service.js';
 import { textOf } from './helpers.js';
 
@@ -74,7 +75,7 @@ describe('what memory_recall says', () => {
     expect((found.structuredContent as { results: { id: string }[] }).results.map((r) => r.id)).toEqual([id]);
     const before = await mcp.callTool({ name: 'memory_recall', arguments: { q: 'harbour inspection', since: '2020-01-01', until: at } });
     expect(before.structuredContent).toEqual({ results: [] });
-    expect(textOf(before)).toMatch(/^No records found \(q="harbour inspection", since="2020-01-01", until="[^"]+"\)\./);
+    expect(textOf(before)).toMatch(new RegExp(`^Nothing relevant found \\(q="harbour inspection", since="2020-01-01", until="[^"]+", min_rank=${SUGGESTED_MIN_RANK}\\)`));
     const bad = await mcp.callTool({ name: 'memory_recall', arguments: { until: 'next friday' } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toBe('invalid_until: until must be a date (YYYY-MM-DD) or an ISO 8601 date-time, from 0001-01-01 to 9999-12-31 UTC');
@@ -85,8 +86,41 @@ describe('what memory_recall says', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ results: [] });
     expect(textOf(result)).toBe(
-      'No records found (q="xylophone", type="signal"). Try other or fewer words, fewer filters, or no q to see the newest records.',
+      `Nothing relevant found (q="xylophone", type="signal", min_rank=${SUGGESTED_MIN_RANK}): no record ranks at or above min_rank ${SUGGESTED_MIN_RANK}. ` +
+        'The memory holds nothing that matches these words well. If it may be stored in other words, search with the words the record itself would ' +
+        'contain; min_rank: 0 shows every weaker match.',
     );
+    const unfiltered = await mcp.callTool({ name: 'memory_recall', arguments: { q: 'xylophone', type: 'signal', min_rank: 0 } });
+    expect(textOf(unfiltered)).toBe(
+      'No records found (q="xylophone", type="signal", min_rank=0). Try other or fewer words, fewer filters, or no q to see the newest records.',
+    );
+  });
+
+  test('the suggested cut-off applies unless the agent passes min_rank: a weak match is left out, and min_rank: 0 brings it back', async () => {
+    const own = await connectTo((await service.newTenant()).api_key);
+    const strong = await own.callTool({ name: 'memory_remember', arguments: aRecord({ title: 'Lighthouse keeper rota for the winter', body: 'Agreed with the harbour office.' }) });
+    const weak = await own.callTool({
+      name: 'memory_remember',
+      arguments: aRecord({ title: 'Notes from the planning meeting', body: 'Budget, hiring, the office move, a lighthouse postcard for Sam, parking, catering and the quarterly review.' }),
+    });
+    for (let i = 0; i < 8; i++) await own.callTool({ name: 'memory_remember', arguments: aRecord({ title: `Unrelated note ${i}`, body: `Filler record number ${i}.` }) });
+    const idOf = (r: unknown) => ((r as { structuredContent: unknown }).structuredContent as { id: string }).id;
+    const q = 'lighthouse keeper winter rota';
+    const every = (await own.callTool({ name: 'memory_recall', arguments: { q, min_rank: 0 } })).structuredContent as { results: { id: string; rank: number }[] };
+    expect(every.results.map((r) => r.id)).toEqual([idOf(strong), idOf(weak)]);
+    // The weak match shares one word, once, in its body: it ranks below the cut-off, the strong one above.
+    expect(every.results[1]!.rank).toBeLessThan(SUGGESTED_MIN_RANK);
+    expect(every.results[0]!.rank).toBeGreaterThanOrEqual(SUGGESTED_MIN_RANK);
+    const byDefault = await own.callTool({ name: 'memory_recall', arguments: { q } });
+    expect((byDefault.structuredContent as { results: { id: string }[] }).results.map((r) => r.id)).toEqual([idOf(strong)]);
+    expect(textOf(byDefault)).toContain(`min_rank=${SUGGESTED_MIN_RANK}`);
+    const none = await own.callTool({ name: 'memory_recall', arguments: { q: 'postcard zyxwvut qwertyuiop asdfghjkl' } });
+    expect(none.structuredContent).toEqual({ results: [] });
+    expect(textOf(none)).toMatch(/^Nothing relevant found /);
+    const stricter = await own.callTool({ name: 'memory_recall', arguments: { q, min_rank: 0.99 } });
+    expect(stricter.structuredContent).toEqual({ results: [] });
+    // Without q nothing is ranked, so nothing is cut.
+    expect(((await own.callTool({ name: 'memory_recall', arguments: { limit: 100 } })).structuredContent as { results: unknown[] }).results).toHaveLength(10);
   });
 });
 

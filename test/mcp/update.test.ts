@@ -102,7 +102,7 @@ describe('memory_remember with supersedes', () => {
     expect(structured<{ results: { id: string }[] }>(current).results.map((h) => h.id)).toEqual([light.id]);
     const history = await mcp.callTool({ name: 'memory_recall', arguments: { q: 'dark or light mode?', include_superseded: true } });
     expect(structured<{ results: { id: string }[] }>(history).results.map((h) => h.id).sort()).toEqual([dark, light.id].sort());
-    expect(textOf(history)).toMatch(/^2 records \(q="dark or light mode\?", include_superseded=true; best match first\):/);
+    expect(textOf(history)).toMatch(/^2 records \(q="dark or light mode\?", include_superseded=true, min_rank=0\.\d+; best match first\):/);
     expect(textOf(history)).toContain(`| id: ${dark} | superseded by: ${light.id}\n`);
 
     expect(structured<{ records: { id: string }[] }>(await mcp.callTool({ name: 'memory_list', arguments: {} })).records.map((r) => r.id)).toEqual([light.id]);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
+import { bestScoreFrom, bestScoreRequest } from '../../shared/adapters/aws/opensearch/best-score.js';
 import { ANALYZER_CASES } from '../support/analyzer-cases.js';
 import { forgetMatches } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
@@ -222,15 +223,23 @@ if (url === undefined || url === '') {
       expect(title / body).toBeCloseTo(RANKING.titleWeight, 4);
     });
 
-    test('through the adapter, the title match ranks above the body match and every rank is rankFromScore of a positive score', async () => {
+    test('through the adapter, the title match ranks above the body match and every rank is its score over the bound, below 1', async () => {
       const raw = await scores('zephyr');
-      const hits = await new OpenSearchSearchIndex(client, index).search(tenant, { text: parseQuery('zephyr'), limit: 20 });
+      const text = parseQuery('zephyr')!;
+      const hits = await new OpenSearchSearchIndex(client, index).search(tenant, { text, limit: 20 });
       expect(hits).toHaveLength(4);
+      const best = bestScoreFrom((await client.mtermvectors(bestScoreRequest(index, tenant, text))).body);
+      // No score reaches the bound: a word in title and body at once scores less than (k1 + 1) · idf in each.
+      expect(Math.max(...raw.values())).toBeLessThan(best);
       const rank = new Map(hits.map((h) => [h.id, h.rank]));
       expect(rank.get(inTitle.id)!).toBeGreaterThan(rank.get(inBody.id)!);
+      expect(await new OpenSearchSearchIndex(client, index).search(tenant, { text, min_rank: rank.get(inTitle.id)!, limit: 20 })).toHaveLength(
+        hits.filter((h) => h.rank >= rank.get(inTitle.id)!).length,
+      );
       hits.forEach((hit, i) => {
         expect(hit.rank).toBeGreaterThan(0);
-        expect(hit.rank).toBeCloseTo(rankFromScore(raw.get(hit.id)!), 6);
+        expect(hit.rank).toBeLessThan(1);
+        expect(hit.rank).toBeCloseTo(rankFromScore(raw.get(hit.id)!, best), 6);
         if (i > 0) expect(hit.rank).toBeLessThanOrEqual(hits[i - 1]!.rank);
       });
     });

@@ -58,6 +58,18 @@ describe('the TypeScript SDK against the local server', () => {
     await expect(client.recall({ until: 'soon' })).rejects.toMatchObject({ status: 400, code: 'invalid_until' });
   });
 
+  test('recall takes min_rank: the hits ranked below it are left out, a tiny one as the exponent String() writes', async () => {
+    const strong = await client.remember(note('Quarry blasting schedule for spring'));
+    const weak = await client.remember({ ...note('Weekly notes'), body: 'Parking, catering, a quarry visit someday, and the review.' });
+    const all = await client.recall({ q: 'quarry blasting schedule', agent_id: 'sdk-test' });
+    expect(all.map((h) => h.id)).toEqual([strong.id, weak.id]);
+    expect((await client.recall({ q: 'quarry blasting schedule', agent_id: 'sdk-test', min_rank: all[0]!.rank })).map((h) => h.id)).toEqual([strong.id]);
+    expect(await client.recall({ q: 'quarry blasting schedule', min_rank: 1 })).toEqual([]);
+    expect(String(1e-7)).toBe('1e-7');
+    expect(await client.recall({ q: 'quarry blasting schedule', agent_id: 'sdk-test', min_rank: 1e-7 })).toHaveLength(2);
+    await expect(client.recall({ q: 'quarry', min_rank: 2 })).rejects.toMatchObject({ status: 400, code: 'invalid_min_rank' });
+  });
+
   test('the record types it exports are the API\'s', () => {
     expect(RECORD_TYPES).toEqual(API_RECORD_TYPES);
   });

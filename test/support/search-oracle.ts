@@ -5,6 +5,7 @@ import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING, type Bm25Params } from '../../shared/search/ranking.js';
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import type { ScoredDoc } from '../../shared/search/top-k.js';
+import { bestScore } from '../../shared/search/best.js';
 
 /**
  * The brute-force oracle: scores every document of a tenant with the ranking function, from the raw text,
@@ -40,6 +41,15 @@ export function oracleSearch(
     if (score > 0 && (!accept || accept(d.doc))) scored.push({ doc: d.doc, score });
   }
   return scored.sort((a, b) => b.score - a.score || b.doc - a.doc).slice(0, k);
+}
+
+/**
+ * The most the query could score in these documents (shared/search/best.ts), from the oracle's own
+ * document frequencies: what an exact engine's ranks divide by, so rankFromScore(h.score, oracleBest(…)).
+ */
+export function oracleBest(documents: readonly SearchDocument[], query: TextQuery, params: Bm25Params = DEFAULT_RANKING): number {
+  const { stats, df } = analysisOf(documents);
+  return stats.docs === 0 ? 0 : bestScore(clausesOf(query), stats, (term) => df.get(term) ?? 0, params);
 }
 
 interface Analysis {

@@ -2,7 +2,7 @@ import { bearerToken, generateApiKey, generateKeyId, hashApiKey, isKeyId } from 
 import { AppError, errorBody } from '../../shared/domain/errors.js';
 import { readIdempotencyKey, requestHash } from '../../shared/domain/idempotency.js';
 import { isQuotaMonth, quotaMonth, secondsToNextMonth } from '../../shared/domain/quota-month.js';
-import { RANK_HALF_SCORE, rankFromScore } from '../../shared/domain/rank.js';
+import { rankFromScore } from '../../shared/domain/rank.js';
 import { deserializeRecord, newRecord, publicHit, publicRecord, serializeRecord, type SerializedRecord } from '../../shared/domain/record.js';
 import { recordSchema, REQUIRED_FIELDS, searchHitSchema, storedRecordSchema } from '../../shared/domain/record-schema.js';
 import { z } from 'zod';
@@ -10,13 +10,16 @@ import { codePoints, utf8Bytes } from '../../shared/domain/text.js';
 import { parseSince } from '../../shared/domain/since.js';
 
 describe('rank', () => {
-  test('maps scores into [0, 1), monotonically, half at RANK_HALF_SCORE', () => {
-    expect(rankFromScore(0)).toBe(0);
-    expect(rankFromScore(-3)).toBe(0);
-    expect(rankFromScore(Number.NaN)).toBe(0);
-    expect(rankFromScore(RANK_HALF_SCORE)).toBeCloseTo(0.5);
-    const scores = [0.001, 0.5, 1, 5, 10, 50, 1e6];
-    const ranks = scores.map(rankFromScore);
+  test('is the share of the best score the query could reach: score / best, in [0, 1], monotonic in the score', () => {
+    expect(rankFromScore(0, 10)).toBe(0);
+    expect(rankFromScore(-3, 10)).toBe(0);
+    expect(rankFromScore(Number.NaN, 10)).toBe(0);
+    expect(rankFromScore(3, 0)).toBe(0);
+    expect(rankFromScore(3, Number.POSITIVE_INFINITY)).toBe(0);
+    expect(rankFromScore(2.5, 10)).toBe(0.25);
+    expect(rankFromScore(12, 10)).toBe(1);
+    const scores = [0.001, 0.5, 1, 5, 9.99];
+    const ranks = scores.map((s) => rankFromScore(s, 10));
     for (let i = 1; i < ranks.length; i++) expect(ranks[i]!).toBeGreaterThan(ranks[i - 1]!);
     for (const r of ranks) expect(r).toBeLessThan(1);
   });

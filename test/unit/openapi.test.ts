@@ -3,6 +3,7 @@
  * finds it valid, and it states the facts the design documents fix (operations, limits, the bearer scheme,
  * the version label, every error code). The local server's copy is checked in test/e2e/route-security.test.ts.
  */
+import { SUGGESTED_MIN_RANK } from '../../shared/domain/rank.js';
 import { describe, expect, test } from '@jest/globals';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { readFileSync } from 'node:fs';
@@ -111,7 +112,9 @@ describe('docs/openapi.json', () => {
     expect(input.properties.type.enum).toEqual(['fact', 'decision', 'exchange', 'deliverable', 'open_item', 'signal']);
 
     const params = Object.fromEntries(doc.paths['/api/v1/query'].get.parameters.map((p: any) => [p.name, p]));
-    expect(Object.keys(params)).toEqual(['q', 'agent_id', 'type', 'client', 'since', 'limit', 'include_superseded']);
+    expect(Object.keys(params)).toEqual(['q', 'agent_id', 'type', 'client', 'since', 'until', 'limit', 'include_superseded', 'min_rank']);
+    expect(params.min_rank.schema).toEqual({ type: 'number', minimum: 0, maximum: 1 });
+    expect(params.min_rank.description).toContain(`${SUGGESTED_MIN_RANK} is the cut-off the judged sets suggest`);
     for (const p of Object.values<any>(params)) expect({ in: p.in, required: p.required }).toEqual({ in: 'query', required: false });
     expect(params.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: LIMITS.searchLimitMax, default: LIMITS.searchLimitDefault });
     expect(params.agent_id.schema).toEqual({ type: 'string', maxLength: LIMITS.agentIdChars });

@@ -73,32 +73,45 @@ describe('OpenSearchSearchIndex', () => {
     },
   });
 
+  /**
+   * The `_mtermvectors` answer for one word the shard's 10 records hold once each in title and body: the
+   * bound is (k1 + 1) · (TITLE_BOOST · idf + idf), idf = ln(1 + 9.5 / 1.5).
+   */
+  const vectors = { docs: [{ _index: INDEX, _id: '', found: true, term_vectors: Object.fromEntries(['title', 'body'].map((f) => [f, { field_statistics: { doc_count: 10, sum_doc_freq: 30, sum_ttf: 30 }, terms: { run: { term_freq: 1, doc_freq: 1 } } }])) }] };
+  const IDF = Math.log(1 + 9.5 / 1.5);
+  const BEST = RANKING.titleWeight * 1 * (RANKING.k1 + 1) * IDF + 1 * 1 * (RANKING.k1 + 1) * IDF;
+  /** Answers the bound's request with `vectors`, and every other request with `reply`. */
+  const withVectors = (reply: (request: { path: string }) => Reply) => (request: { path: string }) =>
+    request.path.endsWith('/_mtermvectors') ? { status: 200, body: vectors } : reply(request);
+  const searchRequest = () => fake.received.find((r) => r.path.endsWith('/_search'))!;
+
   test('a text search is one routed request to the index, and hits come back exact with their rank', async () => {
-    fake.reply = () => hitsReply([{ record: first, score: 9 }, { record: second, score: 3 }]);
+    fake.reply = withVectors(() => hitsReply([{ record: first, score: 9 }, { record: second, score: 3 }]));
     const query = { text: parseQuery('running "file server"'), client: 'acme', limit: 5 };
     const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, query);
 
-    expect(fake.received).toHaveLength(1);
-    const [request] = fake.received;
+    // The search, and beside it the request for the bound its ranks divide by.
+    expect(fake.received.map((r) => r.path).sort()).toEqual([`/${INDEX}/_mtermvectors`, `/${INDEX}/_search`]);
+    const request = searchRequest();
     expect(request).toMatchObject({ method: 'POST', path: `/${INDEX}/_search` });
     expect(request!.query).toEqual({ routing: TENANT });
     expect(request!.body).toEqual(buildSearchRequest(TENANT, query)!.body);
     expect(request!.body).toMatchObject({ size: 5, _source: ['record'] });
 
     expect(hits).toEqual([
-      { ...first, rank: 0.75 },
-      { ...second, rank: 0.5 },
+      { ...first, rank: 9 / BEST },
+      { ...second, rank: 3 / BEST },
     ]);
-    expect(hits[0]!.rank).toBe(rankFromScore(9));
+    expect(hits[0]!.rank).toBe(rankFromScore(9, BEST));
     expect(hits[0]!.title).toBe('The ﬁle server keeps running');
     expect(hits[0]!.body).toBe('Ｆｕｌｌ-width text, kept as sent.  ');
     expect(JSON.stringify(hits[0]!.metadata)).toBe(JSON.stringify(first.metadata));
   });
 
   test('the request weighs title matches, words and phrases alike, by RANKING.titleWeight, and body matches by 1', async () => {
-    fake.reply = () => hitsReply([]);
+    fake.reply = withVectors(() => hitsReply([]));
     await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('deploys "dark mode"'), limit: 3 });
-    const { should } = (fake.received[0]!.body as { query: { bool: { should: unknown[] } } }).query.bool;
+    const { should } = (searchRequest().body as { query: { bool: { should: unknown[] } } }).query.bool;
     expect(should).toEqual([
       { match: { title: { query: 'deploys', boost: RANKING.titleWeight } } },
       { match: { body: { query: 'deploys' } } },
@@ -107,15 +120,33 @@ describe('OpenSearchSearchIndex', () => {
     ]);
   });
 
-  test('the rank is rankFromScore(_score), the formula of the embedded engine, whatever the score', async () => {
+  test('the rank is rankFromScore(_score, best), the formula of the embedded engine, whatever the score', async () => {
     const scores = [123.4, 10, 2.5, 0.01];
-    fake.reply = () => hitsReply(scores.map((score, i) => ({ record: record(TENANT, `2026-11-10T12:00:00.0${10 + i}Z`), score })));
+    fake.reply = withVectors(() => hitsReply(scores.map((score, i) => ({ record: record(TENANT, `2026-11-10T12:00:00.0${10 + i}Z`), score }))));
     const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('anything'), limit: 4 });
-    expect(hits.map((h) => h.rank)).toEqual(scores.map(rankFromScore));
+    expect(hits.map((h) => h.rank)).toEqual(scores.map((score) => rankFromScore(score, BEST)));
+  });
+
+  test('the bound is asked of the tenant\'s shard with artificial documents, the words in one and each phrase in another', async () => {
+    fake.reply = withVectors(() => hitsReply([]));
+    await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('running "file server" jobs'), limit: 3 });
+    const asked = fake.received.find((r) => r.path.endsWith('/_mtermvectors'))!;
+    const docs = (asked.body as { docs: { doc: unknown; routing: string; term_statistics: boolean; fields: string[] }[] }).docs;
+    expect(docs.map((d) => d.doc)).toEqual([{ title: 'running jobs', body: 'running jobs' }, { title: 'file server', body: 'file server' }]);
+    expect(docs.every((d) => d.routing === TENANT && d.term_statistics && d.fields.join() === 'title,body')).toBe(true);
+  });
+
+  test('min_rank leaves out the hits ranked below it, and may leave nothing', async () => {
+    const scores = [0.8 * BEST, 0.3 * BEST, 0.05 * BEST];
+    fake.reply = withVectors(() => hitsReply(scores.map((score, i) => ({ record: record(TENANT, `2026-11-10T12:00:00.0${10 + i}Z`), score }))));
+    const search = new OpenSearchSearchIndex(client, INDEX);
+    expect((await search.search(TENANT, { text: parseQuery('run'), min_rank: 0.3, limit: 5 })).map((h) => h.rank)).toEqual([0.8, 0.3].map((r) => rankFromScore(r * BEST, BEST)));
+    expect(await search.search(TENANT, { text: parseQuery('run'), min_rank: 0.9, limit: 5 })).toEqual([]);
+    expect(await search.search(TENANT, { text: parseQuery('run'), min_rank: 0, limit: 5 })).toHaveLength(3);
   });
 
   test('without text the hits have rank 0, whatever _score says', async () => {
-    fake.reply = () => hitsReply([{ record: second, score: null }, { record: first, score: null }]);
+    fake.reply = withVectors(() => hitsReply([{ record: second, score: null }, { record: first, score: null }]));
     const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: null, limit: 20 });
     expect(fake.received[0]!.body).toEqual({
       size: 20,
@@ -132,19 +163,19 @@ describe('OpenSearchSearchIndex', () => {
 
   test('include_superseded drops the filter on superseded_by, and a superseded, updated hit comes back with its version and both fields', async () => {
     const updated = { ...second, title: 'New title', version: 4, updated_at: '2026-11-10T12:30:00.000Z', superseded_by: first.id };
-    fake.reply = () => hitsReply([{ record: updated, score: 3 }]);
+    fake.reply = withVectors(() => hitsReply([{ record: updated, score: 3 }]));
     const hits = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), include_superseded: true, limit: 20 });
-    expect((fake.received[0]!.body as { query: { bool: { filter: unknown[] } } }).query.bool.filter).toEqual([{ term: { tenant_id: TENANT } }]);
-    expect(hits).toEqual([{ ...updated, rank: rankFromScore(3) }]);
+    expect((searchRequest().body as { query: { bool: { filter: unknown[] } } }).query.bool.filter).toEqual([{ term: { tenant_id: TENANT } }]);
+    expect(hits).toEqual([{ ...updated, rank: rankFromScore(3, BEST) }]);
   });
 
   test('a document indexed before records had versions reads as version 1, never updated, current', async () => {
     const { version: _v, updated_at: _u, superseded_by: _s, ...legacy } = recordDocument(second).record;
-    fake.reply = () => ({
+    fake.reply = withVectors(() => ({
       status: 200,
       body: { took: 1, timed_out: false, hits: { max_score: 1, hits: [{ _index: INDEX, _id: second.id, _score: 1, _source: { record: legacy } }] } },
-    });
-    expect(await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), limit: 20 })).toEqual([{ ...second, rank: rankFromScore(1) }]);
+    }));
+    expect(await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), limit: 20 })).toEqual([{ ...second, rank: rankFromScore(1, BEST) }]);
   });
 
   test('text of only stop words or punctuation returns nothing, without a request', async () => {
@@ -159,7 +190,7 @@ describe('OpenSearchSearchIndex', () => {
     const metadata = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}') as Record<string, unknown>;
     metadata.deep = deep;
     const odd = record(TENANT, '2026-11-10T12:00:00.003Z', { metadata });
-    fake.reply = () => hitsReply([{ record: odd, score: 1 }]);
+    fake.reply = withVectors(() => hitsReply([{ record: odd, score: 1 }]));
     const [hit] = await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('title'), limit: 1 });
     expect(JSON.stringify(hit!.metadata)).toBe(JSON.stringify(metadata));
     expect(Object.keys(hit!.metadata!)).toEqual(['__proto__', 'constructor', 'deep']);
@@ -167,14 +198,14 @@ describe('OpenSearchSearchIndex', () => {
   });
 
   test("a hit holding another tenant's record fails the search instead of showing it", async () => {
-    fake.reply = () => hitsReply([{ record: record(OTHER, '2026-11-10T12:00:00.004Z'), score: 1 }]);
+    fake.reply = withVectors(() => hitsReply([{ record: record(OTHER, '2026-11-10T12:00:00.004Z'), score: 1 }]));
     await expect(new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: null, limit: 20 })).rejects.toThrow(
       "holds another tenant's record",
     );
   });
 
   test('a cluster that does not answer within the deadline fails the search with 503 search_timeout, after one request', async () => {
-    fake.reply = () => ({ ...hitsReply([]), delayMs: 2000 });
+    fake.reply = withVectors(() => ({ ...hitsReply([]), delayMs: 2000 }));
     const started = Date.now();
     const error = await new OpenSearchSearchIndex(client, INDEX, { timeoutMs: 300 }).search(TENANT, { text: null, limit: 20 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);

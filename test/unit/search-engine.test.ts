@@ -9,12 +9,12 @@ import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
 import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
-import { searchIndex } from '../../shared/search/searcher.js';
+import { searchIndex, searchScored } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
 import { addDocuments, removeDocuments } from '../../shared/search/writer.js';
 import { corpus, prng, queries } from '../support/search-corpus.js';
-import { oracleSearch } from '../support/search-oracle.js';
+import { oracleBest, oracleSearch } from '../support/search-oracle.js';
 
 /**
  * The search engine of shared/search against its brute-force oracle: on random corpora, after random
@@ -22,9 +22,12 @@ import { oracleSearch } from '../support/search-oracle.js';
  */
 
 function expectSameTopK(storage: MemoryPostingStorage, tenant: string, docs: SearchDocument[], query: TextQuery, k: number, accept?: (doc: number) => boolean) {
-  const got = searchIndex(storage, tenant, query, { k, filter: accept && { matches: accept } });
+  const { hits: got, best } = searchScored(storage, tenant, query, { k, filter: accept && { matches: accept } });
   const want = oracleSearch(docs, query, k, { accept });
   expect({ query, k, got }).toEqual({ query, k, got: want });
+  // The bound the ranks divide by is the oracle's to the bit, and no document reaches it.
+  expect({ query, best }).toEqual({ query, best: oracleBest(docs, query) });
+  for (const hit of got) expect(hit.score).toBeLessThan(best);
 }
 
 test('analysis: stems English words, folds case, width and diacritics, splits on punctuation', () => {

@@ -10,7 +10,7 @@ import type { SearchMerger } from '../../shared/adapters/local/search-merger.js'
 import { rankFromScore } from '../../shared/domain/rank.js';
 import { newRecord } from '../../shared/domain/record.js';
 import type { SearchDocument } from '../../shared/search/document.js';
-import { oracleSearch } from '../support/search-oracle.js';
+import { oracleBest, oracleSearch } from '../support/search-oracle.js';
 
 /**
  * A search filtered by `since` skips the windows of merged records whose blocks hold nothing that new
@@ -78,7 +78,8 @@ test('since finds what the oracle finds, merged or in the tail, after deletes, b
     for (const byAgent of [false, true]) {
       for (const query of queries) {
         const accept = (doc: number) => byDoc.get(doc)!.created_at >= since && (!byAgent || byDoc.get(doc)!.agent_id === agent);
-        const want = oracleSearch(docs, query.parsed, query.k, { accept }).map((h) => [byDoc.get(h.doc)!.id, rankFromScore(h.score)]);
+        const best = oracleBest(docs, query.parsed);
+        const want = oracleSearch(docs, query.parsed, query.k, { accept }).map((h) => [byDoc.get(h.doc)!.id, rankFromScore(h.score, best)]);
         const got = await adapters.search.search(tenantId, { text: query.parsed, since, limit: query.k, ...(byAgent ? { agent_id: agent } : {}) });
         expect({ q: query.q, since, byAgent, got: got.map((h) => [h.id, h.rank]) }).toEqual({ q: query.q, since, byAgent, got: want });
         compared += want.length;

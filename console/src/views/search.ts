@@ -4,6 +4,7 @@ import { field, formValue, h } from '../dom.js';
 import { queryStems } from '../highlight.js';
 import { filterFields, filterValues, queryFilters, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
+import { SUGGESTED_MIN_RANK } from '../../../shared/domain/rank.js';
 
 const FILTERS = ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded'] as const;
 
@@ -15,6 +16,9 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
   const main = document.getElementById('main')!;
   const q = route.params.get('q') ?? '';
   const limit = route.params.get('limit') ?? '20';
+  // Every match by default: a person looking through the memory wants to see what is there, weak matches too,
+  // each with its rank; the suggested cut-off (what MCP applies for agents) is one choice away.
+  const minRank = route.params.get('min_rank') ?? '';
   const input = h('input', { name: 'q', type: 'search', value: q, autocomplete: 'off', placeholder: 'When did the user move to Berlin?' });
   const form = h(
     'form',
@@ -22,11 +26,27 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
     h('div', { class: 'wide' }, field('Question or words', input, 'Empty: the newest records.')),
     ...filterFields(app, FILTERS, route.params),
     field('Results', h('select', { name: 'limit' }, ...['10', '20', '50', '100'].map((n) => h('option', { value: n, selected: n === limit }, n)))),
+    field(
+      'Matches',
+      h(
+        'select',
+        { name: 'min_rank' },
+        h('option', { value: '', selected: minRank === '' }, 'Every match'),
+        h('option', { value: String(SUGGESTED_MIN_RANK), selected: minRank === String(SUGGESTED_MIN_RANK) }, `Relevant only (rank ≥ ${SUGGESTED_MIN_RANK})`),
+      ),
+      'Relevant only: the cut-off agents get by default.',
+    ),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search')),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    location.hash = routeHref('search', { q: formValue(form, 'q'), ...filterValues(form, FILTERS), limit: formValue(form, 'limit'), run: '1' });
+    location.hash = routeHref('search', {
+      q: formValue(form, 'q'),
+      ...filterValues(form, FILTERS),
+      limit: formValue(form, 'limit'),
+      ...definedOnly({ min_rank: formValue(form, 'min_rank') }),
+      run: '1',
+    });
   });
   main.append(h('h2', { tabindex: '-1' }, 'Search'), form);
   if (app.may('read') === false) {
@@ -37,10 +57,12 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
     main.append(h('p', { class: 'hint' }, 'Ask a question in plain English, or give a few words. Each search counts against the month’s query quota.'));
     return;
   }
-  const query: RecallQuery = { ...definedOnly({ q }), ...queryFilters(routeFilters(route.params, FILTERS)), limit: Number(limit) };
+  const cut = minRank === '' ? {} : { min_rank: Number(minRank) };
+  const query: RecallQuery = { ...definedOnly({ q }), ...queryFilters(routeFilters(route.params, FILTERS)), limit: Number(limit), ...cut };
   const hits = await app.call((client) => client.recall(query));
   if (!hits) return;
   const stems = queryStems(q);
-  const summary = hits.length === 0 ? 'Nothing matches.' : `${hits.length} result${hits.length === 1 ? '' : 's'}, ${q ? 'best first' : 'newest first'}.`;
+  const nothing = q && minRank !== '' ? `Nothing ranks at or above ${minRank}: choose Every match to see weaker ones.` : 'Nothing matches.';
+  const summary = hits.length === 0 ? nothing : `${hits.length} result${hits.length === 1 ? '' : 's'}, ${q ? 'best first' : 'newest first'}.`;
   main.append(h('p', { class: 'summary', role: 'status' }, summary), h('ol', { class: 'records' }, ...hits.map((hit) => recordItem(hit, stems))));
 }

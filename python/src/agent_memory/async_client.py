@@ -97,9 +97,10 @@ class AsyncMemoryClient:
         until: Optional[DateLike] = None,
         limit: int = 20,
         include_superseded: bool = False,
+        min_rank: Optional[float] = None,
     ) -> List[SearchHit]:
         """MemoryClient.recall."""
-        return await self._run(self._sync.recall, q, agent_id=agent_id, type=type, client=client, since=since, until=until, limit=limit, include_superseded=include_superseded)
+        return await self._run(self._sync.recall, q, agent_id=agent_id, type=type, client=client, since=since, until=until, limit=limit, include_superseded=include_superseded, min_rank=min_rank)
 
     async def classify(self, *, title: str, body: str) -> Suggestion:
         """MemoryClient.classify."""

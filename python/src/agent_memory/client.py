@@ -136,12 +136,14 @@ class MemoryClient:
         until: Optional[DateLike] = None,
         limit: int = 20,
         include_superseded: bool = False,
+        min_rank: Optional[float] = None,
     ) -> List[SearchHit]:
         """Searches the tenant's records (``GET /api/v1/query``), best first: a question in plain English or a
         few words. Without ``q`` the newest records come first. Each hit has the record's fields and ``rank``.
         ``since`` keeps records created at or after it, ``until`` those created before it (exclusive).
-        Superseded records are left out unless ``include_superseded=True``."""
-        query = {"q": q, "agent_id": agent_id, "type": type, "client": client, "since": date_param(since), "until": date_param(until), "limit": limit, "include_superseded": include_superseded or None}
+        Superseded records are left out unless ``include_superseded=True``. ``min_rank`` (0 to 1) leaves out
+        hits ranked below it, so the answer may be ``[]``; docs/api.md, "Rank", gives the suggested cut-off."""
+        query = {"q": q, "agent_id": agent_id, "type": type, "client": client, "since": date_param(since), "until": date_param(until), "limit": limit, "include_superseded": include_superseded or None, "min_rank": min_rank}
         return self._call("memory_recall", query=query)
 
     def classify(self, *, title: str, body: str) -> Suggestion:

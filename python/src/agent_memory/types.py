@@ -267,7 +267,7 @@ class Suggestion(TypedDict):
 
 
 class _ErrorBodyRequired(TypedDict):
-    error: Literal["invalid_json", "missing_field", "invalid_field", "invalid_type", "body_too_large", "invalid_limit", "invalid_since", "invalid_until", "invalid_cursor", "invalid_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "version_conflict", "payload_too_large", "uri_too_long", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "query_quota_exceeded", "headers_too_large", "internal_error", "overloaded", "search_timeout", "record_quota_exceeded"]
+    error: Literal["invalid_json", "missing_field", "invalid_field", "invalid_type", "body_too_large", "invalid_limit", "invalid_since", "invalid_until", "invalid_min_rank", "invalid_cursor", "invalid_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "version_conflict", "payload_too_large", "uri_too_long", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "query_quota_exceeded", "headers_too_large", "internal_error", "overloaded", "search_timeout", "record_quota_exceeded"]
     message: str
 
 

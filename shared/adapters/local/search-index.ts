@@ -10,7 +10,7 @@ import { filterConditions, toSearchHit, type RecordRow, type SearchRow } from '.
 import { FILTER_EXCLUDED_MAX, searchCost } from '../../search/cost.js';
 import type { Filter } from '../../search/filter.js';
 import { clausesOf, type TextQuery } from '../../search/query.js';
-import { searchIndex } from '../../search/searcher.js';
+import { searchScored } from '../../search/searcher.js';
 import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
 
@@ -101,13 +101,16 @@ export class SqliteSearchIndex implements SearchIndex {
     const { where: conditions, values } = filterConditions({ ...query, include_superseded: true });
     const { tail, upTo, superseded } = this.tailOf(tenantId);
     const filter = this.filterOf(tenantId, query, conditions, values, upTo, superseded && query.include_superseded !== true);
-    const hits = searchIndex(this.postings, tenantId, query.text, { k: query.limit, filter, ranking: RANKING, tail });
+    const { hits, best } = searchScored(this.postings, tenantId, query.text, { k: query.limit, filter, ranking: RANKING, tail });
     if (hits.length === 0) return [];
     const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: SearchRow[] = [];
     for (const hit of hits) {
+      const rank = rankFromScore(hit.score, best);
+      // The hits come best first, so the first one below the cut-off ends them: the rest rank lower still.
+      if (rank < (query.min_rank ?? 0)) break;
       const found = row.get(hit.doc, tenantId) as RecordRow | undefined;
-      if (found) rows.push({ ...found, rank: rankFromScore(hit.score) });
+      if (found) rows.push({ ...found, rank });
     }
     return rows;
   }

@@ -1,0 +1,53 @@
+import type { API } from '@opensearch-project/opensearch';
+import type { ParsedQuery } from '../../../domain/query-parse.js';
+import { RANKING } from '../../../domain/rank.js';
+import { idf } from '../../../search/scoring.js';
+import { TITLE_BOOST } from './query.js';
+
+type TermVectors = API.Mtermvectors_ResponseBody['docs'][number]['term_vectors'];
+
+/**
+ * The most a query can score on OpenSearch, which its ranks divide by (shared/domain/rank.ts): the same
+ * bound as the embedded engine's (shared/search/best.ts), for the query OpenSearch runs (query.ts). Each
+ * field is a BM25 term of its own there, so a word can score at most (k1 + 1) · idf in the title, times
+ * TITLE_BOOST, plus (k1 + 1) · idf in the body, each field with its own document frequency; a phrase
+ * weighs the sum of its words' IDFs, as Lucene's PhraseQuery does. The statistics are those the scores
+ * use, asked of the tenant's shard: one `_mtermvectors` request with artificial documents (the query's
+ * words as one, each phrase as another), analyzed by the fields' own analyzer, with term statistics.
+ * Where this cannot be the engine's bound: the statistics are the shard's, every tenant routed to it
+ * counted (and deleted documents until a merge drops them), not the tenant's alone; a word no record of
+ * the shard holds is left out of the response, and counts at the highest IDF as it does in the engine.
+ */
+export function bestScoreRequest(index: string, tenantId: string, text: ParsedQuery): API.Mtermvectors_Request {
+  const texts = [...(text.terms.length > 0 ? [text.terms.join(' ')] : []), ...text.phrases.map((phrase) => phrase.join(' '))];
+  const docs = texts.map((words) => ({
+    doc: { title: words, body: words },
+    fields: ['title', 'body'],
+    routing: tenantId,
+    term_statistics: true,
+    field_statistics: true,
+    positions: false,
+    offsets: false,
+    payloads: false,
+  }));
+  // An artificial document has no id; the client's type asks for one all the same.
+  return { index, body: { docs: docs as unknown as NonNullable<API.Mtermvectors_RequestBody['docs']> } };
+}
+
+/** The bound from the `_mtermvectors` answer to bestScoreRequest: 0 when it holds no statistics. */
+export function bestScoreFrom(response: API.Mtermvectors_ResponseBody): number {
+  let best = 0;
+  for (const doc of response.docs) best += docBound(doc.term_vectors);
+  return best;
+}
+
+function docBound(vectors: TermVectors): number {
+  let best = 0;
+  for (const [field, boost] of [['title', TITLE_BOOST], ['body', 1]] as const) {
+    const vector = vectors?.[field];
+    const docs = vector?.field_statistics?.doc_count ?? 0;
+    if (vector === undefined || docs <= 0) continue;
+    for (const term of Object.values(vector.terms)) best += boost * term.term_freq * (RANKING.k1 + 1) * idf(docs, term.doc_freq ?? 0);
+  }
+  return best;
+}
