@@ -164,7 +164,7 @@ describe('search params', () => {
       until: '2026-01-08T10:00:00.000Z',
     });
     expect(codeOf(() => parseSearchParams({ type: 'note' }))).toBe('invalid_type');
-    expect(parseSearchParams({ since: '2026-01-01', other: 'x' })).toEqual({ since: '2026-01-01T00:00:00.000Z', limit: 20, include_superseded: false });
+    expect(parseSearchParams({ since: '2026-01-01', other: 'x' })).toEqual({ since: '2026-01-01T00:00:00.000Z', limit: 20, include_superseded: false, min_rank: 0 });
     expect(parseSearchParams({ include_superseded: 'true' }).include_superseded).toBe(true);
     expect(codeOf(() => parseSearchParams({ include_superseded: 'yes' }))).toBe('invalid_field');
   });
