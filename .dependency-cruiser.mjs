@@ -23,10 +23,10 @@ export default {
     },
     {
       name: 'domain-imports-only-domain',
-      comment: 'shared/domain depends on nothing of the project: the record, its schemas and rules stand alone.',
+      comment: 'shared/domain depends on nothing of the project but the rules of text (shared/text): the record, its schemas and rules stand alone.',
       severity: 'error',
       from: { path: '^shared/domain/' },
-      to: { pathNot: '^(shared/domain/|node_modules/)', dependencyTypesNot: ['core'] },
+      to: { pathNot: '^(shared/domain/|shared/text/|node_modules/)', dependencyTypesNot: ['core'] },
     },
     {
       name: 'domain-uses-no-platform',
@@ -39,10 +39,17 @@ export default {
       name: 'search-engine-stands-alone',
       comment:
         'shared/search knows terms, document numbers and opaque tenant keys: it imports no adapter, no domain, ' +
-        'nothing of the project outside itself; its storage comes in through its own interface.',
+        'nothing of the project outside itself but the rules of text (shared/text); its storage comes in through its own interface.',
       severity: 'error',
       from: { path: '^shared/search/' },
-      to: { pathNot: '^(shared/search/|node_modules/)', dependencyTypesNot: ['core'] },
+      to: { pathNot: '^(shared/search/|shared/text/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'text-rules-stand-alone',
+      comment: 'shared/text holds the rules of text that the domain and the engine share (how text is cut into tokens): it imports nothing.',
+      severity: 'error',
+      from: { path: '^shared/text/' },
+      to: { pathNot: '^(shared/text/|node_modules/)', dependencyTypesNot: ['core'] },
     },
     {
       name: 'search-engine-uses-no-platform',

@@ -1,6 +1,6 @@
 import { ENGLISH_STOP_WORDS, QUERY_FUNCTION_WORDS } from './stop-words.js';
 import { isBlank } from './text.js';
-import { dropClitics, TOKEN } from './tokens.js';
+import { dropClitics, TOKEN } from '../text/tokens.js';
 
 /**
  * Free text, parsed into what a search backend matches: single words (OR-ed, stop words dropped) and
@@ -10,7 +10,7 @@ import { dropClitics, TOKEN } from './tokens.js';
 export interface ParsedQuery {
   /**
    * Lower-cased words outside quotes (an identifier such as "inv-2024-0042" is one word, and a clitic such
-   * as the `'s` of "what's" is dropped: shared/domain/tokens.ts), in order, without stop words (ENGLISH_STOP_WORDS), and without
+   * as the `'s` of "what's" is dropped: shared/text/tokens.ts), in order, without stop words (ENGLISH_STOP_WORDS), and without
    * function words (QUERY_FUNCTION_WORDS) unless the query has nothing else. A word the query repeats is
    * here as often (BM25's query term frequency: it weighs that much more). Stemming is the engine's job.
    */

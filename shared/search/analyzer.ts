@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { dropClitics, TOKEN } from './tokens.js';
+import { dropClitics, TOKEN } from '../text/tokens.js';
 
 /**
  * The analyzer: the one function that turns text into the terms the index stores and a query looks up,
@@ -11,7 +11,7 @@ import { dropClitics, TOKEN } from './tokens.js';
  * - Diacritics off Latin, Greek and Cyrillic letters ("café" is "cafe"), as FTS5's `remove_diacritics`
  *   does; marks of other scripts are part of their letters and stay.
  * - English clitics after an apostrophe (' or ’) are dropped: "user's" is "user", "what's" "what",
- *   "don't" "don", "we're" "we" (shared/domain/tokens.ts).
+ *   "don't" "don", "we're" "we" (shared/text/tokens.ts).
  * - Words are runs of letters, digits and marks; everything else separates them. Words joined by one of
  *   `-`, `_`, `.`, `/` make an identifier ("inv-2024-0042", "v1.2.3"), which is indexed whole as well as in
  *   its words: the whole at the position of its first word, each word at a position of its own.

@@ -1,14 +1,6 @@
 import { analyzeField } from '../../shared/search/analyzer.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
-import * as domainTokens from '../../shared/domain/tokens.js';
-import * as searchTokens from '../../shared/search/tokens.js';
 import { ANALYZER_CASES } from '../support/analyzer-cases.js';
-
-test("the engine's copy of the token patterns is the parser's and OpenSearch's", () => {
-  expect([searchTokens.CLITIC_SOURCE, searchTokens.TOKEN_SOURCE]).toEqual([domainTokens.CLITIC_SOURCE, domainTokens.TOKEN_SOURCE]);
-  const text = "What’s INV-2024-0042's user's e-mail? v1.2.3 src/lib/retry.ts O'Brien";
-  expect(searchTokens.dropClitics(text).match(searchTokens.TOKEN)).toEqual(domainTokens.dropClitics(text).match(domainTokens.TOKEN));
-});
 
 /** A field's terms as OpenSearch's `_analyze` lists them: by position, an identifier whole before its words. */
 function listed(text: string): string[] {

@@ -1,6 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { RECORDS_ANALYZER, recordsAnalysis } from '../../shared/adapters/aws/opensearch/analysis.js';
-import { CLITIC_SOURCE, TOKEN_SOURCE } from '../../shared/domain/tokens.js';
+import { CLITIC_SOURCE, TOKEN_SOURCE } from '../../shared/text/tokens.js';
 import { openSearchClient } from '../../shared/adapters/aws/opensearch/client.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
 import {

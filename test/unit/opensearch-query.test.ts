@@ -210,7 +210,7 @@ describe('OpenSearch query builder', () => {
       for (const [kind, arg] of found.slice(1)) {
         expect(['match', 'match_phrase']).toContain(kind);
         const [field] = Object.values(arg as Record<string, { query: string }>);
-        // Words and identifiers (words joined by - _ . /: shared/domain/tokens.ts), space-separated.
+        // Words and identifiers (words joined by - _ . /: shared/text/tokens.ts), space-separated.
         expect(field!.query).toMatch(/^[\p{L}\p{N}\p{M}]+([-_./ ][\p{L}\p{N}\p{M}]+)*$/u);
       }
     }

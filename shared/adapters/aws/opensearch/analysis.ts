@@ -1,4 +1,4 @@
-import { CLITIC_SOURCE, TOKEN_SOURCE } from '../../../domain/tokens.js';
+import { CLITIC_SOURCE, TOKEN_SOURCE } from '../../../text/tokens.js';
 import { MAX_TERM_CHARS } from '../../../search/analyzer.js';
 
 /**

@@ -1,8 +1,9 @@
 /**
- * How text is cut into tokens, shared by the query parser (query-parse.ts), the embedded engine's analyzer
- * (shared/search/analyzer.ts) and OpenSearch's analysis settings (shared/adapters/aws/opensearch/analysis.ts),
- * which use the same two patterns in Java's syntax; shared/search/tokens.ts is the search engine's copy (the
- * engine imports nothing outside itself). docs/api.md ("How `q` is read") states the rules.
+ * How text is cut into tokens, declared once for the query parser (shared/domain/query-parse.ts), the
+ * embedded engine's analyzer (shared/search/analyzer.ts) and OpenSearch's analysis settings
+ * (shared/adapters/aws/opensearch/analysis.ts), which use the same two patterns in Java's syntax. shared/text
+ * imports nothing, so that the domain and the engine, which import nothing of each other, may both import
+ * it (.dependency-cruiser.mjs). docs/api.md ("How `q` is read") states the rules.
  */
 
 /**
