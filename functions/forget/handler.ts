@@ -4,7 +4,7 @@ import { AppError } from '../../shared/domain/errors.js';
 import { recordIdOf, recordNotFound } from '../../shared/domain/record.js';
 import { parseForgetInput } from '../../shared/domain/validation.js';
 import { apiFunction } from '../../shared/http/api-route.js';
-import { agentFor, mayRead } from '../../shared/http/access.js';
+import { agentFor, mayChange } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import { usageMetrics } from '../../shared/http/usage-metrics.js';
@@ -30,8 +30,7 @@ export function createForgetHandler({ records, logger, metrics, now = () => new 
       const principal = principalOf(event);
       const { tenantId } = principal;
       const id = recordIdOf(event.pathParameters?.id ?? '');
-      // A key bound to an agent deletes that agent's records only; another agent's is as unknown to it.
-      const visible = id !== null && (principal.agentId === null || (await records.get(tenantId, id).then((r) => r !== null && mayRead(principal, r))));
+      const visible = id !== null && (await mayChange(principal, id, (t, i) => records.get(t, i)));
       const deleted = visible ? await records.delete(tenantId, id) : null;
       if (!deleted) throw recordNotFound();
       usage.recordsDeleted(tenantId, 1);

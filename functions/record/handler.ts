@@ -7,7 +7,7 @@ import { newRecord, publicRecord, recordBytes, recordIdOf, recordNotFound } from
 import { parseRecordInput, parseRecordPatch } from '../../shared/domain/validation.js';
 import { etagOf, ifMatchVersions } from '../../shared/domain/versions.js';
 import { apiFunction } from '../../shared/http/api-route.js';
-import { agentFor, mayRead } from '../../shared/http/access.js';
+import { agentFor, mayChange } from '../../shared/http/access.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { headerValue, jsonResult } from '../../shared/http/responses.js';
 import { usageMetrics } from '../../shared/http/usage-metrics.js';
@@ -71,9 +71,7 @@ export function createRecordHandler({ records, logger, metrics, now = () => new 
       const patch = parseRecordPatch(body);
       const ifVersions = ifMatchVersions(headerValue(event.headers, 'if-match'));
       const id = recordIdOf(event.pathParameters?.id ?? '');
-      // A key bound to an agent updates that agent's records only; another agent's is as unknown to it. The
-      // agent of a record never changes, so checking it before the update cannot race with one.
-      const visible = id !== null && (principal.agentId === null || (await records.get(tenantId, id).then((r) => r !== null && mayRead(principal, r))));
+      const visible = id !== null && (await mayChange(principal, id, (t, i) => records.get(t, i)));
       const updated = visible ? await records.update(tenantId, id, patch, { ifVersions, at: now() }) : null;
       if (!updated) throw recordNotFound();
       return jsonResult(200, publicRecord(updated), { ETag: etagOf(updated.version) });

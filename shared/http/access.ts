@@ -45,6 +45,22 @@ export function agentFor(principal: Principal, named: string | null | undefined)
   return principal.agentId;
 }
 
+/**
+ * Whether the key may change the tenant's record with this id (update or delete it). A key bound to no agent
+ * may try any id, and the store answers for it; a key bound to an agent only its agent's records, read first
+ * with `get`: another agent's is as unknown to it as another tenant's. A record's agent never changes, so the
+ * read cannot race with the change that follows it.
+ */
+export async function mayChange(
+  principal: Principal,
+  id: string,
+  get: (tenantId: string, id: string) => Promise<{ agent_id: string } | null>,
+): Promise<boolean> {
+  if (principal.agentId === null) return true;
+  const record = await get(principal.tenantId, id);
+  return record !== null && mayRead(principal, record);
+}
+
 /** Whether the key may see this record: always, unless it is bound to another agent than the record's. */
 export function mayRead(principal: Principal, record: { agent_id: string }): boolean {
   return principal.agentId === null || record.agent_id === principal.agentId;
