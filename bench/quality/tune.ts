@@ -13,6 +13,7 @@
  *   npx tsx bench/quality/tune.ts --transforms none,all-words  # also every word of the query, for comparison
  *   npx tsx bench/quality/tune.ts --quick              # a 3×3×3 grid, to try the script
  *   npx tsx bench/quality/tune.ts --workers 2          # the grid split over N worker processes (default 1)
+ *   npx tsx bench/quality/tune.ts --proximity 0,0.15   # proximity's weight too (default: RANKING's only)
  *
  * The figures are nDCG@10 (graded for the agent sets, binary for Cranfield and CACM) and Recall@100, each
  * the mean over the set's queries that have a relevant document (metrics.ts `summarize`, as score.ts uses it).
@@ -57,8 +58,10 @@ if (transforms.length === 0) throw new Error(`no such transform: ${only}; there 
 const K1 = quick ? [0.9, 1.2, 1.5] : [0.5, 0.75, 0.9, 1.0, 1.2, 1.5, 1.8, 2.2];
 const B = quick ? [0.5, 0.75, 0.9] : [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0];
 const TW = quick ? [2, 4, 8] : [1, 1.5, 2, 3, 4, 5, 6, 8, 10, 15];
-const GRID: Bm25Params[] = K1.flatMap((k1) => B.flatMap((b) => TW.map((titleWeight) => ({ k1, b, titleWeight }))));
-const keyOf = (p: Bm25Params) => `${p.k1}/${p.b}/${p.titleWeight}`;
+/** Proximity's weight: today's only, unless `--proximity 0,0.15,0.5` asks for several. */
+const PROXIMITY = args.includes('--proximity') ? args[args.indexOf('--proximity') + 1]!.split(',').map(Number) : [RANKING.proximity];
+const GRID: Bm25Params[] = K1.flatMap((k1) => B.flatMap((b) => TW.flatMap((titleWeight) => PROXIMITY.map((proximity) => ({ k1, b, titleWeight, proximity })))));
+const keyOf = (p: Bm25Params) => `${p.k1}/${p.b}/${p.titleWeight}/${p.proximity}`;
 const TODAY = keyOf(RANKING);
 
 // ---------------------------------------------------------------------------------------------------------
@@ -162,7 +165,7 @@ if (slice) {
     if (performance.now() - lastReport > 5000 || done === GRID.length) {
       lastReport = performance.now();
       const p = GRID[r.c]!;
-      progress(`${done}/${GRID.length} combinations (last k1=${p.k1} b=${p.b} tw=${p.titleWeight}), ${done * searchesPerCombo} searches`);
+      progress(`${done}/${GRID.length} combinations (last k1=${p.k1} b=${p.b} tw=${p.titleWeight} proximity=${p.proximity}), ${done * searchesPerCombo} searches`);
     }
   };
   if (workers <= 1) {

@@ -19,6 +19,8 @@ export interface Bm25Params {
   b: number;
   /** How many body occurrences one title occurrence is worth. */
   titleWeight: number;
+  /** What a pair of the query's words weighs, as a phrase, where a record holds them next to each other, in order (shared/search/query.ts). */
+  proximity: number;
 }
 
 /**
@@ -26,8 +28,10 @@ export interface Bm25Params {
  * Chosen by the best mean nDCG@10 over Cranfield, CACM, the agent-memory set and its question-shaped twin,
  * on a grid of 720 combinations (`npx tsx bench/quality/tune.ts`; the run is in
  * bench/results/ranking-grid-2026-11-25.md, the choice in docs/benchmarks.md, "Ranking parameters").
+ * `proximity` was chosen after them, on the same four sets with k1, b and the title weight as they are:
+ * the largest weight at which no set scores lower than without it (docs/benchmarks.md, "Proximity").
  */
-export const RANKING: Bm25Params = { k1: 1.5, b: 0.4, titleWeight: 4 };
+export const RANKING: Bm25Params = { k1: 1.5, b: 0.4, titleWeight: 4, proximity: 0.15 };
 
 /**
  * The rank of a record that scores `score` for a query that could score `best` at most: score / best, 0
@@ -44,4 +48,4 @@ export function rankFromScore(score: number, best: number): number {
  * 95 % of the relevant records its queries find in their top 10 (bench/quality/cut-off.ts; docs/api.md,
  * "Rank", has what it keeps and leaves out). test/bench/cut-off.test.ts checks it is what the script derives.
  */
-export const SUGGESTED_MIN_RANK = 0.08;
+export const SUGGESTED_MIN_RANK = 0.07;

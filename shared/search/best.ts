@@ -1,9 +1,9 @@
-import type { Clause } from './query.js';
+import { clauseBoost, type Clause } from './query.js';
 import type { Bm25Params } from './ranking.js';
 import { idf, type CollectionStats } from './scoring.js';
 
 /**
- * The most a query can score in a tenant: the sum over its clauses of the clause's weight (its count times
+ * The most a query can score in a tenant: the sum over its clauses of the clause's weight (its boost times
  * the IDF of each of its terms, as the searcher weighs it) times k1 + 1, the limit a BM25 term's score
  * approaches as its count grows, whatever the record's length and the title weight (BM25F saturates the
  * weighted count once). So every record scores less than this, and score / best is a share of what the
@@ -16,7 +16,7 @@ export function bestScore(clauses: readonly Clause[], stats: CollectionStats, df
   for (const clause of clauses) {
     let weight = 0;
     for (const term of clause.terms) weight += idf(stats.docs, df(term));
-    best += clause.count * weight * (ranking.k1 + 1);
+    best += clauseBoost(clause, ranking) * weight * (ranking.k1 + 1);
   }
   return best;
 }

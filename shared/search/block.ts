@@ -141,6 +141,18 @@ export function blockPositionCount(bytes: Uint8Array): number {
   return bytes.byteLength === 0 ? 0 : (bytes.byteLength - 4 - 12 * blockCount(bytes)) / 2;
 }
 
+/** The most positions one posting of an encoded block holds (its title and body counts), without decoding it. */
+export function blockMostPositions(bytes: Uint8Array): number {
+  if (bytes.byteLength === 0) return 0;
+  const count = blockCount(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tfT = 4 + 4 * count;
+  const tfB = tfT + 2 * count;
+  let most = 0;
+  for (let i = 0; i < count; i++) most = Math.max(most, view.getUint16(tfT + 2 * i, true) + view.getUint16(tfB + 2 * i, true));
+  return most;
+}
+
 /** The last document of an encoded, non-empty block, without decoding it. */
 export function blockLastDoc(bytes: Uint8Array): number {
   const count = blockCount(bytes);

@@ -1,5 +1,5 @@
-import { blockPositionCount } from './block.js';
-import { positionsBound } from './metas.js';
+import { blockMostPositions, blockPositionCount } from './block.js';
+import { positionsBound, positionsPerDocumentBound } from './metas.js';
 import type { Clause } from './query.js';
 import type { PostingStorage, TermHead } from './storage.js';
 import type { Tail } from './tail.js';
@@ -28,11 +28,14 @@ export const POSITION_COST = 1 / 8;
  *   the bound adds, for each word of the phrase (a word the phrase repeats, each time), all the positions
  *   the term has: the tail's exactly, the open block's from its size, the sealed blocks' from their metas
  *   (each block's count times its largest counts).
+ * - a pair of adjacent words (query.ts) is read at the best `window` documents only (searcher.ts
+ *   `withProximity`), each of its words once per document: for each word, `window` (or its document
+ *   frequency, when smaller) times the most positions one document holds, from the same sources.
  * The sum is in postings, a position counting POSITION_COST of one. Once it passes `limit` it stops and
  * returns what it has (more than `limit`), so the estimate itself costs no more than about `limit` /
  * BLOCK_SIZE metas: the caller only needs to know it is too much.
  */
-export function searchCost(storage: PostingStorage, tenant: string, clauses: readonly Clause[], tail: Tail, limit = Infinity): number {
+export function searchCost(storage: PostingStorage, tenant: string, clauses: readonly Clause[], tail: Tail, limit = Infinity, window = MAX_PROXIMITY_WINDOW): number {
   const upTo = storage.mergedUpTo();
   // Each term's head, and its postings and positions in the tail above the term's part of the index.
   const terms = new Map<string, { head: TermHead | null; tail: { postings: number; positions: number } }>();
@@ -47,8 +50,22 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
   for (const { head, tail } of terms.values()) cost += (head?.df ?? 0) + tail.postings;
   if (cost > limit) return cost;
   const positions = new Map<string, number>();
+  const perDocument = new Map<string, number>();
   for (const clause of clauses) {
     if (clause.terms.length < 2) continue;
+    if (clause.adjacent) {
+      for (const term of clause.terms) {
+        if (perDocument.has(term)) continue;
+        const { head, tail } = terms.get(term)!;
+        const metas = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
+        // The tail's documents by their positions all together: it keeps no count per document.
+        const most = Math.max(metas ? positionsPerDocumentBound(metas) : 0, head ? blockMostPositions(head.open) : 0, tail.positions);
+        perDocument.set(term, most);
+        cost += Math.min(window, (head?.df ?? 0) + tail.postings) * most * POSITION_COST;
+        if (cost > limit) return cost;
+      }
+      continue;
+    }
     for (const term of clause.terms) {
       let p = positions.get(term);
       if (p === undefined) {
@@ -63,6 +80,9 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
   }
   return cost;
 }
+
+/** The most documents proximity ranks again (searcher.ts PROXIMITY_WINDOW, up to a search's largest k). */
+export const MAX_PROXIMITY_WINDOW = 100;
 
 /**
  * What reading one clause at one given document costs, in postings walked: its block is read and decoded

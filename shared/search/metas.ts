@@ -197,6 +197,13 @@ export function positionsBound(bytes: Uint8Array): number {
   return bound;
 }
 
+/** The most positions one document of the stored blocks of `bytes` holds, from their metas alone: the largest title count plus the largest body count. */
+export function positionsPerDocumentBound(bytes: Uint8Array): number {
+  let bound = 0;
+  for (const at of metaOffsets(bytes)) bound = Math.max(bound, u16(bytes, at + 10) + u16(bytes, at + 12));
+  return bound;
+}
+
 /**
  * The metas a search reads, as columns: each block's first and last document, and its bound for a clause,
  * read straight from the stored bytes (no object per block; a common word has thousands of blocks), then the

@@ -245,7 +245,7 @@ function keepFollowed(places: Int32Array, count: number, positions: Uint16Array,
 }
 
 /** Whether `value` is among the `length` sorted positions from `from`. */
-function contains(sorted: Uint16Array, from: number, length: number, value: number): boolean {
+export function contains(sorted: Uint16Array, from: number, length: number, value: number): boolean {
   let lo = from;
   let hi = from + length - 1;
   while (lo <= hi) {

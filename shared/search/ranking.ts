@@ -11,10 +11,15 @@ export interface Bm25Params {
   b: number;
   /** How many body occurrences one title occurrence is worth. */
   titleWeight: number;
+  /**
+   * What two words that stand next to each other in the query weigh, as a phrase, against the two words
+   * apart (query.ts `clausesOf`): 0 leaves proximity out, 1 weighs the pair as much as a quoted phrase.
+   */
+  proximity: number;
 }
 
 /**
  * What the engine ranks with when it is given nothing (the oracle tests, the engine benchmark): the
  * parameters the tuning grid chose (docs/benchmarks.md, "Ranking parameters"), the same as the service's.
  */
-export const DEFAULT_RANKING: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.4, titleWeight: 4 });
+export const DEFAULT_RANKING: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.4, titleWeight: 4, proximity: 0.15 });

@@ -127,12 +127,12 @@ describe('OpenSearchSearchIndex', () => {
     expect(hits.map((h) => h.rank)).toEqual(scores.map((score) => rankFromScore(score, BEST)));
   });
 
-  test('the bound is asked of the tenant\'s shard with artificial documents, the words in one and each phrase in another', async () => {
+  test('the bound is asked of the tenant\'s shard with artificial documents, the words in one, each phrase and each pair of adjacent words in another', async () => {
     fake.reply = withVectors(() => hitsReply([]));
     await new OpenSearchSearchIndex(client, INDEX).search(TENANT, { text: parseQuery('running "file server" jobs'), limit: 3 });
     const asked = fake.received.find((r) => r.path.endsWith('/_mtermvectors'))!;
     const docs = (asked.body as { docs: { doc: unknown; routing: string; term_statistics: boolean; fields: string[] }[] }).docs;
-    expect(docs.map((d) => d.doc)).toEqual([{ title: 'running jobs', body: 'running jobs' }, { title: 'file server', body: 'file server' }]);
+    expect(docs.map((d) => d.doc)).toEqual(['running jobs', 'file server', 'running jobs'].map((words) => ({ title: words, body: words })));
     expect(docs.every((d) => d.routing === TENANT && d.term_statistics && d.fields.join() === 'title,body')).toBe(true);
   });
 

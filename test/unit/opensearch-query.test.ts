@@ -33,15 +33,28 @@ describe('OpenSearch query builder', () => {
     expect(TITLE_BOOST).toBe(RANKING.titleWeight);
   });
 
-  test('every title clause, word or phrase, carries the title weight; no body clause is boosted', () => {
-    type Clause = Record<string, Record<string, { boost?: number }>>;
+  test('every title clause, word or phrase, carries the title weight; no body clause is boosted; adjacent words also weigh RANKING.proximity', () => {
+    type Clause = Record<string, Record<string, { query: string; boost?: number }>>;
     const { should } = (build('deploy "dark mode" failing "blue green"')!.body.query as { bool: { should: Clause[] } }).bool;
-    expect(should.map((clause) => Object.keys(clause)[0])).toEqual(['match', 'match', 'match_phrase', 'match_phrase', 'match_phrase', 'match_phrase']);
+    expect(should.map((clause) => Object.keys(clause)[0])).toEqual(['match', 'match', 'match_phrase', 'match_phrase', 'match_phrase', 'match_phrase', 'match_phrase', 'match_phrase']);
     for (const clause of should) {
       const [field, arg] = Object.entries(Object.values(clause)[0]!)[0]!;
-      if (field === 'title') expect(arg.boost).toBe(RANKING.titleWeight);
-      else expect([field, arg.boost]).toEqual(['body', undefined]);
+      const pair = 'match_phrase' in clause && arg.query === 'deploy failing';
+      if (field === 'title') expect(arg.boost).toBe(RANKING.titleWeight * (pair ? RANKING.proximity : 1));
+      else expect([field, arg.boost]).toEqual(['body', pair ? RANKING.proximity : undefined]);
     }
+  });
+
+  test('each two words that follow one another in the query (stop words dropped) are a phrase weighing RANKING.proximity, as the embedded engine ranks them', () => {
+    const { should } = (build('when did Sam move to Berlin')!.body.query as { bool: { should: unknown[] } }).bool;
+    expect(should.slice(2)).toEqual([
+      { match_phrase: { title: { query: 'sam move', boost: W * RANKING.proximity } } },
+      { match_phrase: { body: { query: 'sam move', boost: RANKING.proximity } } },
+      { match_phrase: { title: { query: 'move berlin', boost: W * RANKING.proximity } } },
+      { match_phrase: { body: { query: 'move berlin', boost: RANKING.proximity } } },
+    ]);
+    // One word, or one word twice, is no pair.
+    expect((build('deploy deploy')!.body.query as { bool: { should: unknown[] } }).bool.should).toHaveLength(2);
   });
 
   test('words only: one OR match per field, title boosted, at least one must match', () => {
@@ -57,6 +70,10 @@ describe('OpenSearch query builder', () => {
             should: [
               { match: { title: { query: 'running fast deploys', boost: W } } },
               { match: { body: { query: 'running fast deploys' } } },
+              { match_phrase: { title: { query: 'running fast', boost: W * RANKING.proximity } } },
+              { match_phrase: { body: { query: 'running fast', boost: RANKING.proximity } } },
+              { match_phrase: { title: { query: 'fast deploys', boost: W * RANKING.proximity } } },
+              { match_phrase: { body: { query: 'fast deploys', boost: RANKING.proximity } } },
             ],
             minimum_should_match: 1,
           },
@@ -222,13 +239,16 @@ describe('OpenSearch query builder', () => {
           { match: { body: { query: 'title secret admin body' } } },
           { match_phrase: { title: { query: 'drop', boost: W } } },
           { match_phrase: { body: { query: 'drop' } } },
+          ...['title secret', 'secret admin', 'admin body'].flatMap((pair) => [
+            { match_phrase: { title: { query: pair, boost: W * RANKING.proximity } } },
+            { match_phrase: { body: { query: pair, boost: RANKING.proximity } } },
+          ]),
         ],
         minimum_should_match: 1,
       },
     });
-    expect(build('东京 タワー Москва')!.body.query).toMatchObject({
-      bool: { should: [{ match: { title: { query: '东京 タワー москва' } } }, { match: { body: { query: '东京 タワー москва' } } }] },
-    });
+    const { should } = (build('东京 タワー Москва')!.body.query as { bool: { should: unknown[] } }).bool;
+    expect(should.slice(0, 2)).toMatchObject([{ match: { title: { query: '东京 タワー москва' } } }, { match: { body: { query: '东京 タワー москва' } } }]);
   });
 
   test('a filter value is passed as an exact term, whatever it holds', () => {

@@ -9,7 +9,7 @@ import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
 import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
-import { searchIndex, searchScored } from '../../shared/search/searcher.js';
+import { PROXIMITY_WINDOW, searchIndex, searchScored } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
 import { addDocuments, removeDocuments } from '../../shared/search/writer.js';
@@ -84,7 +84,7 @@ test('the meta table reads the bounds of the stored metas, and of the ones kept 
   expect(table.stored).toBe(3);
   expect(Array.from(table.first)).toEqual(metas.map((m) => m.first));
   expect(Array.from(table.last)).toEqual(metas.map((m) => m.last));
-  for (const params of [DEFAULT_RANKING, { k1: 0.9, b: 0.3, titleWeight: 1 }]) {
+  for (const params of [DEFAULT_RANKING, { k1: 0.9, b: 0.3, titleWeight: 1, proximity: 0 }]) {
     const w = clauseWeight(params, { docs: 600, titleWords: 3000, bodyWords: 12000 }, 1.7);
     expect(Array.from(table.bounds(w))).toEqual(metas.map((m) => blockBound(w, m)));
   }
@@ -116,11 +116,35 @@ describe('the pruned top k equals the oracle', () => {
     for (const query of queries(seed, 40)) for (const k of [1, 10, 100]) expectSameTopK(storage, 't', docs, query, k);
   });
 
+  test('and would not with bounds too tight: the comparisons catch a bound 5 % under the truth, and their queries rank by proximity too', () => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(2, 3000);
+    addDocuments(storage, 't', docs);
+    const bounds = MetaTable.prototype.bounds;
+    const tight = jest.spyOn(MetaTable.prototype, 'bounds').mockImplementation(function (this: MetaTable, w) {
+      return bounds.call(this, w).map((b) => b * 0.95);
+    });
+    try {
+      const differ = (query: TextQuery) => [1, 10, 100].some((k) => JSON.stringify(searchIndex(storage, 't', query, { k })) !== JSON.stringify(oracleSearch(docs, query, k)));
+      expect(queries(2, 40).filter(differ).length).toBeGreaterThan(0);
+    } finally {
+      tight.mockRestore();
+    }
+    // The same queries do exercise proximity: without it, the oracle's top k differs for some of them.
+    const flat = { ...DEFAULT_RANKING, proximity: 0 };
+    expect(queries(2, 40).some((q) => JSON.stringify(oracleSearch(docs, q, 10)) !== JSON.stringify(oracleSearch(docs, q, 10, { params: flat })))).toBe(true);
+    // Proximity ranks the best PROXIMITY_WINDOW again, so every k up to it gets the start of one list.
+    for (const query of queries(2, 40)) {
+      const list = searchIndex(storage, 't', query, { k: PROXIMITY_WINDOW });
+      for (const k of [1, 5, 10]) expect(searchIndex(storage, 't', query, { k })).toEqual(list.slice(0, k));
+    }
+  });
+
   test('with other parameters than the impacts were kept for (the bounds fall back to the extremes)', () => {
     const storage = new MemoryPostingStorage();
     const docs = corpus(4, 2000);
     addDocuments(storage, 't', docs);
-    for (const params of [{ k1: 0.6, b: 0.3, titleWeight: 1 }, { k1: 2, b: 1, titleWeight: DEFAULT_RANKING.titleWeight + 2.5 }, { ...DEFAULT_RANKING, b: 0.2 }]) {
+    for (const params of [{ k1: 0.6, b: 0.3, titleWeight: 1, proximity: 0 }, { k1: 2, b: 1, titleWeight: DEFAULT_RANKING.titleWeight + 2.5, proximity: 1 }, { ...DEFAULT_RANKING, b: 0.2 }]) {
       for (const query of queries(4, 20)) {
         const got = searchIndex(storage, 't', query, { k: 10, ranking: params });
         expect({ query, params, got }).toEqual({ query, params, got: oracleSearch(docs, query, 10, { params }) });
@@ -129,7 +153,7 @@ describe('the pruned top k equals the oracle', () => {
   });
 
   test('on an index written for another ranking: its impacts are kept for that title weight, and bound exactly', () => {
-    const ranking = { k1: 2, b: 1, titleWeight: 6.5 };
+    const ranking = { k1: 2, b: 1, titleWeight: 6.5, proximity: 0.5 };
     const storage = new MemoryPostingStorage();
     const docs = corpus(4, 2000);
     addDocuments(storage, 't', docs, ranking);
@@ -219,7 +243,7 @@ describe('the pruned top k equals the oracle', () => {
         }
       }
     }
-    expect(used).toBeGreaterThan(50);
+    expect(used).toBeGreaterThan(40);
   });
 
   test('after deletes in sealed and open blocks, inserts below sealed blocks, and one document at a time', () => {
@@ -300,6 +324,38 @@ test('phrases match words in order within one field, and count each place they s
   expect(hits).toEqual(oracleSearch(docs, { terms: [], phrases: [['dark', 'mode']] }, 10));
 });
 
+test('words next to each other in the query rank a record that holds them next to each other, in order, above one that holds them apart', () => {
+  // The same words, the same lengths: only where the two words stand differs.
+  const docs: SearchDocument[] = [
+    { doc: 1, title: 'release notes', body: 'the freeze on every deploy starts friday' },
+    { doc: 2, title: 'release notes', body: 'the deploy freeze starts on every friday' },
+    { doc: 3, title: 'release notes', body: 'on friday the freeze deploy starts every' },
+    { doc: 4, title: 'release notes', body: 'every deploy on friday starts the freeze' },
+  ];
+  const storage = new MemoryPostingStorage();
+  addDocuments(storage, 't', docs);
+  const query = { terms: ['deploy', 'freeze'], phrases: [] };
+  const hits = searchIndex(storage, 't', query, { k: 10 });
+  expect(hits[0]!.doc).toBe(2);
+  // The three others tie: apart, or next to each other in the other order, is no proximity.
+  expect(new Set(hits.slice(1).map((h) => h.score)).size).toBe(1);
+  expect(hits).toEqual(oracleSearch(docs, query, 10));
+  // It is proximity alone: without it every record scores the same.
+  const flat = searchIndex(storage, 't', query, { k: 10, ranking: { ...DEFAULT_RANKING, proximity: 0 } });
+  expect(new Set(flat.map((h) => h.score)).size).toBe(1);
+  expect(hits[0]!.score).toBeGreaterThan(flat[0]!.score);
+  // The bound counts the pair, so the rank of the best match stays below 1.
+  const { best } = searchScored(storage, 't', query, { k: 10 });
+  expect(best).toBe(oracleBest(docs, query));
+  expect(hits[0]!.score).toBeLessThan(best);
+  // Across an identifier: the identifier's last word and the next word.
+  addDocuments(storage, 't', [
+    { doc: 5, title: 'invoice', body: 'INV-2024-0042 paid in full by the customer' },
+    { doc: 6, title: 'invoice', body: 'INV-2024-0042 was in full paid by the customer' },
+  ]);
+  expect(searchIndex(storage, 't', { terms: ['INV-2024-0042', 'paid'], phrases: [] }, { k: 2 }).map((h) => h.doc)).toEqual([5, 6]);
+});
+
 test('phrases that repeat a word, or run long, over records of few words repeated, equal the oracle, in the index and in the tail', () => {
   const random = prng(11);
   const words = ['x', 'y', 'z'];
@@ -333,7 +389,11 @@ test("what a search may read at most (searchCost): every term's postings once, a
   tail.add(docs[2]!);
   const cost = (query: TextQuery, limit?: number) => searchCost(storage, 't', clausesOf(query), tail, limit);
   // Terms: their document frequencies, each term once (dark 1, mode 2, x 3).
-  expect(cost({ terms: ['dark', 'mode', 'dark'], phrases: [] })).toBe(3);
+  expect(cost({ terms: ['dark', 'dark'], phrases: [] })).toBe(1);
+  // Words next to each other in the query are also a pair, read at the best documents only: each word's
+  // most positions in one document times its documents (dark: 2 in one, mode: 1 in each of 2).
+  expect(cost({ terms: ['dark', 'mode'], phrases: [] })).toBe(1 + 2 + (1 * 2 + 2 * 1) * POSITION_COST);
+  expect(searchCost(storage, 't', clausesOf({ terms: ['dark', 'mode'], phrases: [] }), tail, Infinity, 1)).toBe(1 + 2 + (1 * 2 + 1 * 1) * POSITION_COST);
   expect(cost({ terms: ['x'], phrases: [] })).toBe(3);
   // A phrase adds its words' positions: x has 4 + 2 + 1 = 7, the phrase names it three times.
   expect(cost({ terms: [], phrases: [['x', 'x', 'x']] })).toBe(3 + 3 * 7 * POSITION_COST);

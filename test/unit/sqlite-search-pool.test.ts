@@ -262,7 +262,9 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('note'))).toBe(200);
     expect(work(TENANT, query('invoice'))).toBe(25);
     expect(work(TENANT, query('17'))).toBe(1);
-    expect(work(TENANT, query('17 note'))).toBe(201);
+    // Two words one after the other are also a pair, read at the best 100 records at most (cost.ts): each
+    // word's most positions in one record, times its records up to 100 ("17" twice in 1, "note" once in 200).
+    expect(work(TENANT, query('17 note'))).toBe(201 + (1 * 2 + 100 * 1) * POSITION_COST);
     // A phrase reads the postings of all its words, and their positions: "item" once in each record, "17"
     // in record 17's title and body.
     expect(work(TENANT, query('"item 17"'))).toBe(201 + (200 + 2) * POSITION_COST);

@@ -76,12 +76,13 @@ export class SqliteSearchIndex implements SearchIndex {
   /**
    * An upper bound on the postings and positions a text search reads and the records it checks the filters
    * of (searchCost, shared/search/cost.ts), from the terms' heads and metas and the tail's counts; a query
-   * with more than `maxClauses` clauses is not counted (Infinity). It stops counting past `limit`. The search
-   * pool runs a search this bounds small on the caller's thread.
+   * with more than `maxClauses` words and phrases is not counted (Infinity; its pairs of adjacent words are
+   * counted from the same heads). It stops counting past `limit`. The search pool runs a search this bounds
+   * small on the caller's thread.
    */
   workBound(tenantId: string, text: TextQuery, maxClauses: number, limit = Infinity): number {
     const clauses = clausesOf(text);
-    if (clauses.length > maxClauses) return Infinity;
+    if (clauses.filter((c) => !c.adjacent).length > maxClauses) return Infinity;
     return this.inSnapshot(() => searchCost(this.postings, tenantId, clauses, this.tailOf(tenantId).tail, limit));
   }
 

@@ -2,6 +2,7 @@ import type { API } from '@opensearch-project/opensearch';
 import type { ParsedQuery } from '../../../domain/query-parse.js';
 import { RANKING } from '../../../domain/rank.js';
 import { idf } from '../../../search/scoring.js';
+import { adjacentPairs } from '../../../search/query.js';
 import { TITLE_BOOST } from './query.js';
 
 type TermVectors = API.Mtermvectors_ResponseBody['docs'][number]['term_vectors'];
@@ -13,14 +14,14 @@ type TermVectors = API.Mtermvectors_ResponseBody['docs'][number]['term_vectors']
  * TITLE_BOOST, plus (k1 + 1) · idf in the body, each field with its own document frequency; a phrase
  * weighs the sum of its words' IDFs, as Lucene's PhraseQuery does. The statistics are those the scores
  * use, asked of the tenant's shard: one `_mtermvectors` request with artificial documents (the query's
- * words as one, each phrase as another), analyzed by the fields' own analyzer, with term statistics.
+ * words as one, each phrase as another, each pair of adjacent words as another, which weighs
+ * RANKING.proximity), analyzed by the fields' own analyzer, with term statistics.
  * Where this cannot be the engine's bound: the statistics are the shard's, every tenant routed to it
  * counted (and deleted documents until a merge drops them), not the tenant's alone; a word no record of
  * the shard holds is left out of the response, and counts at the highest IDF as it does in the engine.
  */
 export function bestScoreRequest(index: string, tenantId: string, text: ParsedQuery): API.Mtermvectors_Request {
-  const texts = [...(text.terms.length > 0 ? [text.terms.join(' ')] : []), ...text.phrases.map((phrase) => phrase.join(' '))];
-  const docs = texts.map((words) => ({
+  const docs = boundTexts(text).map(({ words }) => ({
     doc: { title: words, body: words },
     fields: ['title', 'body'],
     routing: tenantId,
@@ -34,10 +35,23 @@ export function bestScoreRequest(index: string, tenantId: string, text: ParsedQu
   return { index, body: { docs: docs as unknown as NonNullable<API.Mtermvectors_RequestBody['docs']> } };
 }
 
-/** The bound from the `_mtermvectors` answer to bestScoreRequest: 0 when it holds no statistics. */
-export function bestScoreFrom(response: API.Mtermvectors_ResponseBody): number {
+/**
+ * The texts whose bounds add up to the query's, each with its weight: the words together, each phrase, and
+ * (when proximity counts) each pair of adjacent words, as query.ts's clauses.
+ */
+function boundTexts(text: ParsedQuery): { words: string; weight: number }[] {
+  return [
+    ...(text.terms.length > 0 ? [{ words: text.terms.join(' '), weight: 1 }] : []),
+    ...text.phrases.map((phrase) => ({ words: phrase.join(' '), weight: 1 })),
+    ...(RANKING.proximity > 0 ? adjacentPairs(text.terms).map((pair) => ({ words: pair.join(' '), weight: RANKING.proximity })) : []),
+  ];
+}
+
+/** The bound from the `_mtermvectors` answer to bestScoreRequest for `text`: 0 when it holds no statistics. */
+export function bestScoreFrom(response: API.Mtermvectors_ResponseBody, text: ParsedQuery): number {
+  const weights = boundTexts(text).map((t) => t.weight);
   let best = 0;
-  for (const doc of response.docs) best += docBound(doc.term_vectors);
+  response.docs.forEach((doc, i) => (best += (weights[i] ?? 1) * docBound(doc.term_vectors)));
   return best;
 }
 

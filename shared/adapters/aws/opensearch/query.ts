@@ -2,6 +2,7 @@ import type { API, Types } from '@opensearch-project/opensearch';
 import { isEmptyQuery } from '../../../domain/query-parse.js';
 import type { SearchQuery } from '../../../ports.js';
 import { RANKING } from '../../../domain/rank.js';
+import { adjacentPairs } from '../../../search/query.js';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 
@@ -67,8 +68,10 @@ function filters(tenantId: string, query: SearchQuery): Query[] {
 }
 
 /**
- * Words OR-ed in one `match` per field, each phrase as a `match_phrase` per field; the title clauses are
- * boosted by the title weight. The scores of the clauses that match add up.
+ * Words OR-ed in one `match` per field, each phrase as a `match_phrase` per field, and each two words that
+ * follow one another in the query as a `match_phrase` per field boosted by RANKING.proximity (proximity, as
+ * the embedded engine ranks it: shared/search/query.ts); the title clauses are also boosted by the title
+ * weight. The scores of the clauses that match add up.
  *
  * This is the closest OpenSearch 2.x comes to the embedded engine's BM25F. The embedded engine weighs
  * the title before saturation (tf = w·tfT + tfB in one BM25 term); here each field is a BM25 term of its
@@ -82,12 +85,11 @@ function textClauses(terms: string[], phrases: string[][]): Query[] {
     const words = terms.join(' ');
     clauses.push({ match: { title: { query: words, boost: TITLE_BOOST } } }, { match: { body: { query: words } } });
   }
-  for (const phrase of phrases) {
-    const text = phrase.join(' ');
-    clauses.push(
-      { match_phrase: { title: { query: text, boost: TITLE_BOOST } } },
-      { match_phrase: { body: { query: text } } },
-    );
-  }
+  const phraseClauses = (text: string, boost: number): Query[] => [
+    { match_phrase: { title: { query: text, boost: TITLE_BOOST * boost } } },
+    { match_phrase: { body: { query: text, ...(boost === 1 ? {} : { boost }) } } },
+  ];
+  for (const phrase of phrases) clauses.push(...phraseClauses(phrase.join(' '), 1));
+  if (RANKING.proximity > 0) for (const pair of adjacentPairs(terms)) clauses.push(...phraseClauses(pair.join(' '), RANKING.proximity));
   return clauses;
 }

@@ -35,7 +35,7 @@ export class OpenSearchSearchIndex implements SearchIndex {
     // The bound the ranks divide by is asked beside the search, not after it, so it adds no round trip.
     const [response, best] = await Promise.all([
       this.client.search({ index: this.index, routing: request.routing, body: request.body }, options).catch(timedOut),
-      text === null ? 0 : this.client.mtermvectors(bestScoreRequest(this.index, tenantId, text), options).then((r) => bestScoreFrom(r.body), timedOut),
+      text === null ? 0 : this.client.mtermvectors(bestScoreRequest(this.index, tenantId, text), options).then((r) => bestScoreFrom(r.body, text), timedOut),
     ]);
     const hits = response.body.hits.hits.map((hit) => {
       const record = recordFromSource(hit._source);
