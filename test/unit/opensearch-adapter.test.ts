@@ -11,6 +11,8 @@ import {
   recordsIndexTemplate,
 } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
+import { bestScoreFrom } from '../../shared/adapters/aws/opensearch/best-score.js';
+import { HELD_SHARE_POWER } from '../../shared/search/best.js';
 import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
@@ -134,6 +136,17 @@ describe('OpenSearchSearchIndex', () => {
     const docs = (asked.body as { docs: { doc: unknown; routing: string; term_statistics: boolean; fields: string[] }[] }).docs;
     expect(docs.map((d) => d.doc)).toEqual(['running jobs', 'file server', 'running jobs'].map((words) => ({ title: words, body: words })));
     expect(docs.every((d) => d.routing === TENANT && d.term_statistics && d.fields.join() === 'title,body')).toBe(true);
+  });
+
+  test("a word the shard holds in no record divides the bound by the square of the share of the query's weight it holds, as the engine's", () => {
+    const field = (terms: Record<string, { term_freq: number; doc_freq?: number }>) => ({ field_statistics: { doc_count: 10, sum_doc_freq: 30, sum_ttf: 30 }, terms });
+    const terms = { run: { term_freq: 1, doc_freq: 1 }, zebra: { term_freq: 1 } };
+    const response = { docs: [{ _index: INDEX, _id: '', found: true, term_vectors: { title: field(terms), body: field(terms) } }] } as unknown as Parameters<typeof bestScoreFrom>[0];
+    const run = Math.log(1 + 9.5 / 1.5);
+    const zebra = Math.log(1 + 10.5 / 0.5);
+    // One word alone: no pair. Both fields of both words, then divided by (run / (run + zebra))².
+    const plain = (RANKING.titleWeight + 1) * (RANKING.k1 + 1) * (run + zebra);
+    expect(bestScoreFrom(response, parseQuery('run')!)).toBeCloseTo(plain / (run / (run + zebra)) ** HELD_SHARE_POWER, 9);
   });
 
   test('min_rank leaves out the hits ranked below it, and may leave nothing', async () => {

@@ -9,6 +9,7 @@ import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
 import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
+import { HELD_SHARE_POWER } from '../../shared/search/best.js';
 import { PROXIMITY_WINDOW, searchIndex, searchScored } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
@@ -322,6 +323,30 @@ test('phrases match words in order within one field, and count each place they s
   const hits = searchIndex(storage, 't', { terms: [], phrases: [['dark', 'mode']] }, { k: 10 });
   expect(hits.map((h) => h.doc)).toEqual([1, 3]);
   expect(hits).toEqual(oracleSearch(docs, { terms: [], phrases: [['dark', 'mode']] }, 10));
+});
+
+test("a query word no record of the tenant holds divides the bound by the square of the share of the query's weight the tenant holds", () => {
+  const docs: SearchDocument[] = [
+    { doc: 1, title: 'dark mode', body: 'the user prefers it' },
+    { doc: 2, title: 'light theme', body: 'in the mornings' },
+    { doc: 3, title: 'font size', body: 'larger on the laptop' },
+  ];
+  const storage = new MemoryPostingStorage();
+  addDocuments(storage, 't', docs);
+  const { k1, proximity } = DEFAULT_RANKING;
+  const dark = idf(3, 1);
+  const zebra = idf(3, 0);
+  const held = searchScored(storage, 't', { terms: ['dark'], phrases: [] }, { k: 5 });
+  expect(held.best).toBe(dark * (k1 + 1));
+  // "zebra" is in no record: it counts at the highest IDF, its pair with "dark" at proximity's weight, and
+  // then the bound is divided by (dark / (dark + zebra))².
+  const missing = searchScored(storage, 't', { terms: ['dark', 'zebra'], phrases: [] }, { k: 5 });
+  const plain = (dark + zebra) * (k1 + 1) + proximity * (dark + zebra) * (k1 + 1);
+  expect(missing.best).toBeCloseTo(plain / (dark / (dark + zebra)) ** HELD_SHARE_POWER, 12);
+  expect(missing.best).toBe(oracleBest(docs, { terms: ['dark', 'zebra'], phrases: [] }));
+  // The same record, the same score: its rank falls by the held share squared, and more.
+  expect(missing.hits[0]!.score).toBe(held.hits[0]!.score);
+  expect(missing.hits[0]!.score / missing.best).toBeLessThan(((held.hits[0]!.score / held.best) * dark) / (dark + zebra));
 });
 
 test('words next to each other in the query rank a record that holds them next to each other, in order, above one that holds them apart', () => {

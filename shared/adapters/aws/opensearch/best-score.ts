@@ -2,6 +2,7 @@ import type { API } from '@opensearch-project/opensearch';
 import type { ParsedQuery } from '../../../domain/query-parse.js';
 import { RANKING } from '../../../domain/rank.js';
 import { idf } from '../../../search/scoring.js';
+import { HELD_SHARE_POWER } from '../../../search/best.js';
 import { adjacentPairs } from '../../../search/query.js';
 import { TITLE_BOOST } from './query.js';
 
@@ -47,12 +48,30 @@ function boundTexts(text: ParsedQuery): { words: string; weight: number }[] {
   ];
 }
 
-/** The bound from the `_mtermvectors` answer to bestScoreRequest for `text`: 0 when it holds no statistics. */
+/**
+ * The bound from the `_mtermvectors` answer to bestScoreRequest for `text`: 0 when it holds no statistics.
+ * As the engine's, it is divided by the square of the share of the query's weight the shard holds
+ * (shared/search/best.ts): each word of the words and phrases (not the pairs, which repeat them) weighs its
+ * body IDF, and is held when a title or a body of the shard has it.
+ */
 export function bestScoreFrom(response: API.Mtermvectors_ResponseBody, text: ParsedQuery): number {
   const weights = boundTexts(text).map((t) => t.weight);
   let best = 0;
-  response.docs.forEach((doc, i) => (best += (weights[i] ?? 1) * docBound(doc.term_vectors)));
-  return best;
+  let weight = 0;
+  let held = 0;
+  response.docs.forEach((doc, i) => {
+    best += (weights[i] ?? 1) * docBound(doc.term_vectors);
+    if (weights[i] !== 1) return;
+    const body = doc.term_vectors?.body;
+    const title = doc.term_vectors?.title;
+    const docs = body?.field_statistics?.doc_count ?? 0;
+    for (const [word, term] of Object.entries(body?.terms ?? {})) {
+      const w = term.term_freq * idf(Math.max(docs, 1), term.doc_freq ?? 0);
+      weight += w;
+      if ((term.doc_freq ?? 0) > 0 || (title?.terms[word]?.doc_freq ?? 0) > 0) held += w;
+    }
+  });
+  return held === 0 || held >= weight ? best : best / (held / weight) ** HELD_SHARE_POWER;
 }
 
 function docBound(vectors: TermVectors): number {
