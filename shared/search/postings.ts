@@ -18,6 +18,11 @@ export interface TermPostings {
   load(i: number, into: ScoreColumns): ScoreColumns;
   /** Block `i` whole, positions included (what a phrase reads): a sealed block decoded into `into`. */
   loadFull(i: number, into: FullColumns): Block;
+  /**
+   * Blocks `indices` whole (increasing), the sealed ones read at once: each one a function that gives it,
+   * a sealed block decoded into `into` when called.
+   */
+  loadFullMany(indices: readonly number[]): ((into: FullColumns) => Block)[];
 }
 
 /**
@@ -40,11 +45,23 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
   // A phrase reads the scores and positions of the same blocks: each has its own run.
   const fullScores = readAhead(sealed, missing, (i) => storage.block(tenant, term, metas.last[i]!), (i, to) => storage.blockRange(tenant, term, metas.last[i]!, metas.last[to]!));
   const positions = readAhead(sealed, missing, (i) => storage.positions(tenant, term, metas.last[i]!), (i, to) => storage.positionRange(tenant, term, metas.last[i]!, metas.last[to]!));
+  const loadFullMany = (indices: readonly number[]): ((into: FullColumns) => Block)[] => {
+    const stored = indices.filter((i) => i < sealed);
+    const read = storage.blocksAt(tenant, term, stored.map((i) => metas.last[i]!));
+    if (read.length !== stored.length) throw missing();
+    let next = 0;
+    return indices.map((i) => {
+      if (i >= sealed) return () => loaded[i - sealed]!;
+      const bytes = read[next++]!;
+      return (into) => decodeSealed(bytes, into);
+    });
+  };
   return {
     df,
     metas,
     load: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeScores(scores(i), into)),
     loadFull: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeSealed({ scores: fullScores(i), positions: positions(i) }, into)),
+    loadFullMany,
   };
 }
 

@@ -2,7 +2,7 @@ import { ClauseCursor } from './cursor.js';
 import { FilterClause, type Filter } from './filter.js';
 import { positionStart, type Block, type ScoreColumns } from './block.js';
 import { contains, indexOf, lowerBound, phrasePostings, termPostings, type TermPostings } from './postings.js';
-import { fullColumns } from './sealed.js';
+import { fullColumns, type FullColumns } from './sealed.js';
 import { clauseBoost, clausesOf, type Clause, type TextQuery } from './query.js';
 import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
 import { clauseScore, clauseWeight, idf, type CollectionStats } from './scoring.js';
@@ -128,13 +128,14 @@ export const PROXIMITY_WINDOW = 20;
  */
 function withProximity(window: ScoredDoc[], pairs: readonly Clause[], stats: CollectionStats, ranking: Bm25Params, read: Map<string, TermPostings | null>): ScoredDoc[] {
   const byDoc = [...window].sort((a, b) => a.doc - b.doc);
+  const docs = byDoc.map((hit) => hit.doc);
   // Every term of a pair is one of the query's term clauses (query.ts), so `read` has it; one absent from
   // the tenant leaves its pairs out.
   const readers = new Map<string, FieldPositions>();
   const scored = pairs.flatMap((pair) => {
     const parts = pair.terms.map((term) => read.get(term) ?? null);
     if (parts.some((p) => p === null)) return [];
-    for (const [j, term] of pair.terms.entries()) if (!readers.has(term)) readers.set(term, new FieldPositions(parts[j]!));
+    for (const [j, term] of pair.terms.entries()) if (!readers.has(term)) readers.set(term, new FieldPositions(parts[j]!, docs));
     const weight = clauseWeight(ranking, stats, clauseBoost(pair, ranking) * parts.reduce((sum, p) => sum + idf(stats.docs, p!.df), 0));
     return [{ words: pair.terms.map((term) => readers.get(term)!), weight }];
   });
@@ -151,12 +152,18 @@ function withProximity(window: ScoredDoc[], pairs: readonly Clause[], stats: Col
   return ranked.sort((a, b) => b.score - a.score || b.doc - a.doc);
 }
 
-/** One term's positions in the documents a search asks about, in increasing order, a block read at most once. */
+/**
+ * One term's positions in a few documents, asked in increasing order: the blocks that hold them are read
+ * at once when it is made (one read for the sealed ones, however far apart), and each is decoded when its
+ * first document is asked, into arrays the reader keeps.
+ */
 class FieldPositions {
-  private index = 0;
-  private loaded = -1;
-  private block: Block | null = null;
+  /** The blocks, by their index among the term's. */
+  private readonly blocks = new Map<number, (into: FullColumns) => Block>();
   private readonly scratch = fullColumns();
+  private index = 0;
+  private decoded = -1;
+  private block: Block | null = null;
   /** Whether the document last moved to holds the term, and where its positions are in `block`. */
   found = false;
   private start = 0;
@@ -165,16 +172,29 @@ class FieldPositions {
   lenT = 0;
   lenB = 0;
 
-  constructor(private readonly postings: TermPostings) {}
+  constructor(
+    private readonly postings: TermPostings,
+    docs: readonly number[],
+  ) {
+    const { metas } = postings;
+    const wanted: number[] = [];
+    let i = 0;
+    for (const doc of docs) {
+      while (i < metas.length && metas.last[i]! < doc) i++;
+      if (i < metas.length && metas.first[i]! <= doc && wanted[wanted.length - 1] !== i) wanted.push(i);
+    }
+    postings.loadFullMany(wanted).forEach((block, k) => this.blocks.set(wanted[k]!, block));
+  }
 
   moveTo(doc: number): void {
     const { metas } = this.postings;
     while (this.index < metas.length && metas.last[this.index]! < doc) this.index++;
     this.found = false;
-    if (this.index >= metas.length || metas.first[this.index]! > doc) return;
-    if (this.loaded !== this.index) {
-      this.block = this.postings.loadFull(this.index, this.scratch);
-      this.loaded = this.index;
+    const load = this.blocks.get(this.index);
+    if (load === undefined || metas.first[this.index]! > doc) return;
+    if (this.decoded !== this.index) {
+      this.block = load(this.scratch);
+      this.decoded = this.index;
     }
     const b = this.block!;
     const i = indexOf(b.docs, b.count, doc);

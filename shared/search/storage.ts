@@ -41,6 +41,11 @@ export interface PostingStorage {
   positions(tenant: string, term: string, last: number): Uint8Array | null;
   /** The positions of the sealed blocks whose last documents are `from` to `to` (both included), in document order. */
   positionRange(tenant: string, term: string, from: number, to: number): Uint8Array[];
+  /**
+   * Sealed blocks whole (scores and positions), by their last documents, given in increasing order: the
+   * blocks that hold a few documents far apart, read at once (what proximity reads, searcher.ts).
+   */
+  blocksAt(tenant: string, term: string, lasts: readonly number[]): SealedBlock[];
   setBlock(tenant: string, term: string, last: number, block: SealedBlock | null): void;
   /**
    * The merge mark of every tenant: each document up to it is in the index (or gone); the documents above
@@ -91,6 +96,9 @@ export class MemoryPostingStorage implements PostingStorage {
   }
   positions(tenant: string, term: string, last: number) {
     return this.get<SealedBlock>(`b\0${tenant}\0${term}\0${last}`)?.positions ?? null;
+  }
+  blocksAt(tenant: string, term: string, lasts: readonly number[]) {
+    return lasts.flatMap((last) => this.get<SealedBlock>(`b\0${tenant}\0${term}\0${last}`) ?? []);
   }
   setBlock(tenant: string, term: string, last: number, block: SealedBlock | null) {
     this.set(`b\0${tenant}\0${term}\0${last}`, block);

@@ -37,6 +37,10 @@ export class SqlitePostingStorage implements PostingStorage {
       deleteBlock: p('DELETE FROM search_blocks WHERE tkey = ? AND term = ? AND last = ?'),
       positions: p('SELECT positions FROM search_positions WHERE tkey = ? AND term = ? AND last = ?').pluck(),
       positionRange: p('SELECT positions FROM search_positions WHERE tkey = ? AND term = ? AND last BETWEEN ? AND ? ORDER BY last').pluck(),
+      // Both halves of the blocks whose last documents a JSON array lists.
+      blocksAt: p(`SELECT b.block AS scores, p.positions AS positions FROM search_blocks b
+                   JOIN search_positions p ON p.tkey = b.tkey AND p.term = b.term AND p.last = b.last
+                   WHERE b.tkey = ? AND b.term = ? AND b.last IN (SELECT value FROM json_each(?)) ORDER BY b.last`),
       putPositions: p(`INSERT INTO search_positions (tkey, term, last, positions) VALUES (?, ?, ?, ?)
                        ON CONFLICT (tkey, term, last) DO UPDATE SET positions = excluded.positions`),
       deletePositions: p('DELETE FROM search_positions WHERE tkey = ? AND term = ? AND last = ?'),
@@ -111,6 +115,11 @@ export class SqlitePostingStorage implements PostingStorage {
 
   positionRange(tenant: string, term: string, from: number, to: number): Uint8Array[] {
     return this.s.positionRange!.all(this.requireKey(tenant), term, from, to) as Buffer[];
+  }
+
+  blocksAt(tenant: string, term: string, lasts: readonly number[]): SealedBlock[] {
+    if (lasts.length === 0) return [];
+    return this.s.blocksAt!.all(this.requireKey(tenant), term, JSON.stringify(lasts)) as SealedBlock[];
   }
 
   setBlock(tenant: string, term: string, last: number, block: SealedBlock | null): void {
