@@ -1,4 +1,6 @@
 import { jest } from '@jest/globals';
+import Database from 'better-sqlite3';
+import { POSTING_TABLES_SQL, SqlitePostingStorage } from '../../shared/adapters/local/posting-storage.js';
 import { analyze } from '../../shared/search/analyzer.js';
 import { appendPostings, BLOCK_SIZE, blockPostings, encodeBlock, sliceBlock, type Posting } from '../../shared/search/block.js';
 import { blockBound, decodeMetas, encodeMetas, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
@@ -11,7 +13,7 @@ import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
 import { HELD_SHARE_POWER } from '../../shared/search/best.js';
 import { PROXIMITY_WINDOW, searchIndex, searchScored } from '../../shared/search/searcher.js';
-import { MemoryPostingStorage } from '../../shared/search/storage.js';
+import { MemoryPostingStorage, type PostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
 import { addDocuments, removeDocuments } from '../../shared/search/writer.js';
 import { corpus, prng, queries } from '../support/search-corpus.js';
@@ -22,7 +24,7 @@ import { oracleBest, oracleSearch } from '../support/search-oracle.js';
  * inserts and deletes, the pruned top k equals the exhaustive one exactly.
  */
 
-function expectSameTopK(storage: MemoryPostingStorage, tenant: string, docs: SearchDocument[], query: TextQuery, k: number, accept?: (doc: number) => boolean) {
+function expectSameTopK(storage: PostingStorage, tenant: string, docs: SearchDocument[], query: TextQuery, k: number, accept?: (doc: number) => boolean) {
   const { hits: got, best } = searchScored(storage, tenant, query, { k, filter: accept && { matches: accept } });
   const want = oracleSearch(docs, query, k, { accept });
   expect({ query, k, got }).toEqual({ query, k, got: want });
@@ -139,6 +141,20 @@ describe('the pruned top k equals the oracle', () => {
       const list = searchIndex(storage, 't', query, { k: PROXIMITY_WINDOW });
       for (const k of [1, 5, 10]) expect(searchIndex(storage, 't', query, { k })).toEqual(list.slice(0, k));
     }
+  });
+
+  test('on SQLite storage, whose blocks proximity reads at once (blocksAt), the same as one by one', () => {
+    const db = new Database(':memory:');
+    db.exec(POSTING_TABLES_SQL);
+    const storage = new SqlitePostingStorage(db);
+    const docs = corpus(7, 3000);
+    for (let i = 0; i < docs.length; i += 500) addDocuments(storage, 't', docs.slice(i, i + 500));
+    const term = 'w1x';
+    const lasts = MetaTable.of(storage.metas('t', term), []).last.filter((_, i) => i % 3 === 0);
+    expect(lasts.length).toBeGreaterThan(2);
+    expect(storage.blocksAt('t', term, [...lasts])).toEqual([...lasts].map((last) => ({ scores: storage.block('t', term, last), positions: storage.positions('t', term, last) })));
+    for (const query of queries(7, 30).filter((q) => q.terms.length >= 2)) for (const k of [5, 50]) expectSameTopK(storage, 't', docs, query, k);
+    db.close();
   });
 
   test('with other parameters than the impacts were kept for (the bounds fall back to the extremes)', () => {
