@@ -9,7 +9,7 @@ import { clauseScore, clauseWeight, idf, type CollectionStats } from './scoring.
 import { bestScore } from './best.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
-import { TopK, type ScoredDoc } from './top-k.js';
+import { heldOf, holds, TopK, type Entry, type ScoredDoc } from './top-k.js';
 
 /** How to search: how many documents, which of them (the filter), with what ranking, and the tail. */
 export interface SearchOptions {
@@ -105,9 +105,9 @@ export function searchScored(storage: PostingStorage, tenant: string, query: Tex
   const best = bestScore(clauses, stats, (term) => read.get(term)?.df ?? 0, ranking);
   if (options.k <= 0) return { hits: [], best };
   const pairs = ranking.proximity > 0 ? clauses.filter((c) => c.adjacent) : [];
-  if (pairs.length === 0) return { hits: topOf(cursors, clauses.length, stats, options), best };
-  const window = topOf(cursors, clauses.length, stats, { ...options, k: Math.max(options.k, PROXIMITY_WINDOW) });
-  return { hits: withProximity(window, pairs, stats, ranking, read).slice(0, options.k), best };
+  if (pairs.length === 0) return { hits: topOf(cursors, clauses.length, stats, options).sorted(), best };
+  const window = topOf(cursors, clauses.length, stats, { ...options, k: Math.max(options.k, PROXIMITY_WINDOW) }).sortedHeld();
+  return { hits: withProximity(window, clauses, stats, ranking, read).slice(0, options.k), best };
 }
 
 /**
@@ -121,31 +121,46 @@ export const PROXIMITY_WINDOW = 20;
  * Proximity, as a second ranking of the best documents by the words alone (Elasticsearch's rescore, Vespa's
  * second phase): each pair of adjacent words (query.ts) adds its phrase's score in the documents of
  * `window` that hold it, and the window is sorted again (equal scores: the higher number first). A pair
- * is read at those documents only, each of its words once however many pairs name it, so it costs what a
- * few blocks cost, however common the words are; scoring the pairs at every document, as clauses of the
+ * is read only at those of them that hold both its words (the first ranking tells, `Entry.held`), each word
+ * once however many pairs name it, so it costs what a few blocks cost, however common the words are; scoring the pairs at every document, as clauses of the
  * search, measured three times slower on two common words. The pairs' scores are added after the words',
  * in the query's order, as the oracle adds them.
  */
-function withProximity(window: ScoredDoc[], pairs: readonly Clause[], stats: CollectionStats, ranking: Bm25Params, read: Map<string, TermPostings | null>): ScoredDoc[] {
+function withProximity(window: readonly Entry[], clauses: readonly Clause[], stats: CollectionStats, ranking: Bm25Params, read: Map<string, TermPostings | null>): ScoredDoc[] {
   const byDoc = [...window].sort((a, b) => a.doc - b.doc);
-  const docs = byDoc.map((hit) => hit.doc);
+  // Each word's own clause, by which the first ranking tells whether a record holds the word: a record is
+  // read for a pair only when it holds both words.
+  const wordClause = new Map<string, number>();
+  clauses.forEach((c, order) => {
+    if (!c.adjacent && c.terms.length === 1) wordClause.set(c.terms[0]!, order);
+  });
+  const holdsWord = (hit: Entry, term: string) => holds(hit.held, wordClause.get(term) ?? Infinity);
   // Every term of a pair is one of the query's term clauses (query.ts), so `read` has it; one absent from
   // the tenant leaves its pairs out.
-  const readers = new Map<string, FieldPositions>();
-  const scored = pairs.flatMap((pair) => {
+  const pairs = clauses.flatMap((pair) => {
+    if (!pair.adjacent) return [];
     const parts = pair.terms.map((term) => read.get(term) ?? null);
     if (parts.some((p) => p === null)) return [];
-    for (const [j, term] of pair.terms.entries()) if (!readers.has(term)) readers.set(term, new FieldPositions(parts[j]!, docs));
     const weight = clauseWeight(ranking, stats, clauseBoost(pair, ranking) * parts.reduce((sum, p) => sum + idf(stats.docs, p!.df), 0));
-    return [{ words: pair.terms.map((term) => readers.get(term)!), weight }];
+    return [{ terms: pair.terms, parts: parts as TermPostings[], weight, docs: byDoc.filter((hit) => pair.terms.every((t) => holdsWord(hit, t))).map((hit) => hit.doc) }];
   });
+  // Each word read once, at the records where one of its pairs is read.
+  const readers = new Map<string, FieldPositions>();
+  for (const pair of pairs) {
+    pair.terms.forEach((term, j) => {
+      if (readers.has(term)) return;
+      const at = new Set(pairs.flatMap((p) => (p.terms.includes(term) ? p.docs : [])));
+      readers.set(term, new FieldPositions(pair.parts[j]!, byDoc.map((hit) => hit.doc).filter((doc) => at.has(doc))));
+    });
+  }
   const ranked = byDoc.map((hit) => {
     let score = hit.score;
-    for (const reader of readers.values()) reader.moveTo(hit.doc);
-    for (const { words, weight } of scored) {
+    for (const pair of pairs) {
+      if (!pair.terms.every((t) => holdsWord(hit, t))) continue;
+      const words = pair.terms.map((term) => readers.get(term)!);
+      for (const w of words) w.moveTo(hit.doc);
       if (!words.every((w) => w.found)) continue;
-      const first = words[0]!;
-      score += clauseScore(weight, phraseCount(words, true), phraseCount(words, false), first.lenT, first.lenB);
+      score += clauseScore(pair.weight, phraseCount(words, true), phraseCount(words, false), words[0]!.lenT, words[0]!.lenB);
     }
     return { doc: hit.doc, score };
   });
@@ -227,14 +242,14 @@ function phraseCount(words: readonly FieldPositions[], title: boolean): number {
 
 
 /** The top k of the query's clauses' cursors (searchIndex's comment says how). */
-function topOf(cursors: ClauseCursor[], order: number, stats: CollectionStats, options: SearchOptions): ScoredDoc[] {
+function topOf(cursors: ClauseCursor[], order: number, stats: CollectionStats, options: SearchOptions): TopK {
   const top = new TopK(options.k);
   const filter = options.filter ? new FilterClause(options.filter, stats.docs) : null;
   if (filter && cursors.length > 0) {
     const lead = filter.lead(cursors.reduce((n, c) => n + c.postings, 0), cursors.length);
     if (lead) {
       scoreAmong(lead, cursors, order, top, filter);
-      return top.sorted();
+      return top;
     }
   }
   const byMax = [...cursors].sort((a, b) => a.maxBound - b.maxBound);
@@ -276,7 +291,7 @@ function topOf(cursors: ClauseCursor[], order: number, stats: CollectionStats, o
     if (worth && (!filter || filter.mayAcceptIn(start, end))) scoreWindow(start, end, scratch, inWindow, top, filter);
     start = end + 1;
   }
-  return top.sorted();
+  return top;
 }
 
 /** The index's statistics and the tail's together. */
@@ -429,7 +444,7 @@ function finishCandidate(doc: number, partial: number, s: WindowScratch, split: 
   for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
   if (top.full && score < top.threshold) return;
   if (filter && !filter.accepts(doc)) return;
-  top.offer(doc, score);
+  top.offer(doc, score, heldOf(contributions));
 }
 
 /** When essential clause `e` has read its block, moves it to its next block if that one starts in the window. */
@@ -474,6 +489,6 @@ function scoreAmong(docs: Uint32Array, cursors: readonly ClauseCursor[], order: 
     for (let i = 0; i < order; i++) score += contributions[i]!;
     if (top.full && score < top.threshold) continue;
     if (!filter.accepts(doc)) continue;
-    top.offer(doc, score);
+    top.offer(doc, score, heldOf(contributions));
   }
 }

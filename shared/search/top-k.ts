@@ -4,9 +4,15 @@ export interface ScoredDoc {
   score: number;
 }
 
+/** A document of the top k, with which of the query's clauses it holds. */
+export interface Entry extends ScoredDoc {
+  /** Bit i set: the document holds clause i (`holds`; a clause past the 31st counts as held). */
+  held: number;
+}
+
 /** The k best (score, doc) pairs seen so far, the worst on top; of two equal scores the older document is worse. */
 export class TopK {
-  private readonly heap: ScoredDoc[] = [];
+  private readonly heap: Entry[] = [];
   constructor(private readonly k: number) {}
 
   get full(): boolean {
@@ -18,8 +24,9 @@ export class TopK {
     return this.full ? this.heap[0]!.score : 0;
   }
 
-  offer(doc: number, score: number): void {
-    const item = { doc, score };
+  /** Offers a document; `held` says which clauses it holds (all, unless given). */
+  offer(doc: number, score: number, held = ALL_HELD): void {
+    const item = { doc, score, held };
     if (!this.full) {
       this.heap.push(item);
       this.up(this.heap.length - 1);
@@ -30,10 +37,15 @@ export class TopK {
   }
 
   sorted(): ScoredDoc[] {
+    return this.sortedHeld().map(({ doc, score }) => ({ doc, score }));
+  }
+
+  /** The documents best first, with the clauses each holds. */
+  sortedHeld(): Entry[] {
     return [...this.heap].sort((a, b) => b.score - a.score || b.doc - a.doc);
   }
 
-  private less(a: ScoredDoc, b: ScoredDoc): boolean {
+  private less(a: Entry, b: Entry): boolean {
     return a.score < b.score || (a.score === b.score && a.doc < b.doc);
   }
   private up(i: number): void {
@@ -60,3 +72,22 @@ export class TopK {
   }
 }
 
+
+/** Every clause held: what a document is offered with when its clauses are not told. */
+export const ALL_HELD = -1;
+
+/** How many clauses `held` tells apart; the others count as held. */
+const HELD_BITS = 31;
+
+/** The clauses a document holds, as `held` bits, from each clause's score in it (0: not held). */
+export function heldOf(contributions: Float64Array): number {
+  let held = 0;
+  const n = Math.min(contributions.length, HELD_BITS);
+  for (let i = 0; i < n; i++) if (contributions[i]! > 0) held |= 1 << i;
+  return held;
+}
+
+/** Whether `held` says the document holds clause `order`. */
+export function holds(held: number, order: number): boolean {
+  return order >= HELD_BITS || (held & (1 << order)) !== 0;
+}
