@@ -1,5 +1,7 @@
 import type { ColdStart } from './cold-start.js';
 import type { TenantSpec } from './corpus.js';
+import type { CutOffReport } from './quality/cut-off.js';
+import type { IdentifierLookups } from './quality/identifiers.js';
 import type { QualityResult } from './quality/score.js';
 import type { HostileRun } from './steps/hostile.js';
 import type { SearchRun } from './steps/searches.js';
@@ -22,6 +24,10 @@ export interface BenchResults {
   coldStarts: ColdStart[];
   /** Searches meant to stall the server, beside other tenants' requests (absent in runs made before it was measured). */
   hostile?: HostileRun;
+  /** The suggested cut-off and what it keeps in each judged set (absent in runs made before it was measured). */
+  cutOff?: CutOffReport;
+  /** Identifier lookups in the agent sets (absent in runs made before they were measured). */
+  identifiers?: IdentifierLookups;
   goals: Goal[];
 }
 
@@ -96,11 +102,28 @@ export function evaluateGoals(r: BenchResults, smaller: BenchResults | null = nu
   else if (!bigThen || !bigNow) goals.push(unmeasured(goal, 'no full 100 000-record run with the same seed in bench/results'));
   else goals.push({ goal, measured: `${ratio(bigNow.p50Ms / bigThen.p50Ms)} (${ms(bigThen.p50Ms)} → ${ms(bigNow.p50Ms)}, run of ${smaller!.date.slice(0, 10)})`, met: bigNow.p50Ms < 3 * bigThen.p50Ms });
 
-  for (const [set, floor] of [['cranfield', 0.41], ['cacm', 0.43], ['agent-memory', 0.61]] as const) {
+  // The recall issue's floors, each beside the value when it was filed (run of 2026-11-25).
+  for (const [set, floor, before] of [['cranfield', 0.41, 0.401], ['cacm', 0.51, 0.512], ['agent-memory', 0.65, 0.63], ['agent-questions', 0.75, 0.713]] as const) {
     const q = r.quality.find((x) => x.set === set);
-    goal = `${set} nDCG@10 ≥ ${floor.toFixed(2)}`;
-    goals.push(q ? { goal, measured: q.ndcg10.toFixed(3), met: q.ndcg10 >= floor } : unmeasured(goal, 'not in this run'));
+    goal = `${set} nDCG@10 ≥ ${floor.toFixed(2)} (${before.toFixed(3)} on 2026-11-25)`;
+    goals.push(q ? { goal, measured: q.ndcg10.toFixed(3), met: q.ndcg10 >= floor && q.ndcg10 >= before } : unmeasured(goal, 'not in this run'));
   }
+
+  goal = 'At the suggested cut-off, each agent set: ≥ 95 % of its relevant top-10 records kept, ≥ 60 % of its questions without an answer answered []';
+  const agents = r.cutOff?.sets.filter((s) => s.set.startsWith('agent-')) ?? [];
+  if (agents.length === 0) goals.push(unmeasured(goal, 'not in this run'));
+  else {
+    const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
+    goals.push({
+      goal,
+      measured: `min_rank ${r.cutOff!.cutOff}: ${agents.map((s) => `${s.set} ${pct(s.kept, s.relevant)} kept, ${s.empty} of ${s.unanswerable} []`).join('; ')}`,
+      met: agents.every((s) => s.kept >= 0.95 * s.relevant && s.empty >= 0.6 * s.unanswerable),
+    });
+  }
+
+  goal = 'Identifier lookups: the record holding the exact identifier first, for every identifier query of the agent sets';
+  const ids = r.identifiers;
+  goals.push(ids ? { goal, measured: `${ids.first} of ${ids.queries}${ids.missed.length > 0 ? ` (missed: ${ids.missed.join('; ')})` : ''}`, met: ids.first === ids.queries } : unmeasured(goal, 'not in this run'));
 
   goal = 'Beside 4 clients of stalling searches (1 000-word phrases over 64 KB bodies of one word, 5 000-word queries): other tenants\' get, search and write p99 ≤ 50 ms';
   const h = r.hostile;

@@ -24,6 +24,7 @@ import { startPostgres, type PostgresPeer } from './peers/postgres.js';
 import { loadIntoPeer, loadThroughApi, scoreSet, type QualityResult } from './quality/score.js';
 import { agentMemory, agentQuestions, cacm, cranfield } from './quality/sets.js';
 import { CUT_OFF_SECTION, cutOffMarkdown, DOC_FILES as CUT_OFF_DOCS, rankAll, suggestCutOff } from './quality/cut-off.js';
+import { identifierLookups } from './quality/identifiers.js';
 import { SUGGESTED_MIN_RANK } from '../shared/domain/rank.js';
 import { evaluateGoals, markdownReport, type BenchResults, type TenantRun } from './report.js';
 import { runHostileSearches } from './steps/hostile.js';
@@ -152,7 +153,7 @@ try {
   await pg?.stop();
 }
 
-// 6b. The cut-off `rank` suggests, from every judged set at once, and what it keeps (bench/quality/cut-off.ts):
+// 6b. The cut-off `rank` suggests, from the agent sets, and what it keeps in every set (bench/quality/cut-off.ts):
 // printed, and written into docs/api.md and docs/benchmarks.md with the rest of a full run.
 const cutOff = suggestCutOff(rankAll());
 note(`suggested cut-off min_rank=${cutOff.cutOff} (SUGGESTED_MIN_RANK is ${SUGGESTED_MIN_RANK}):\n${cutOffMarkdown(cutOff)}`);
@@ -175,6 +176,8 @@ const results: BenchResults = {
   quality,
   coldStarts,
   hostile,
+  cutOff,
+  identifiers: identifierLookups(),
   goals: [],
 };
 results.goals = evaluateGoals(results, results.corpus.records === 1_000_000 ? smallerRun(100_000, corpusOptions.seed!) : null);
