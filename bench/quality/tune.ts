@@ -14,6 +14,7 @@
  *   npx tsx bench/quality/tune.ts --quick              # a 3×3×3 grid, to try the script
  *   npx tsx bench/quality/tune.ts --workers 2          # the grid split over N worker processes (default 1)
  *   npx tsx bench/quality/tune.ts --proximity 0,0.15   # proximity's weight too (default: RANKING's only)
+ *   npx tsx bench/quality/tune.ts --floors cranfield=0.41,cacm=0.51  # also the combinations reaching every floor
  *
  * The figures are nDCG@10 (graded for the agent sets, binary for Cranfield and CACM) and Recall@100, each
  * the mean over the set's queries that have a relevant document (metrics.ts `summarize`, as score.ts uses it).
@@ -58,6 +59,13 @@ if (transforms.length === 0) throw new Error(`no such transform: ${only}; there 
 const K1 = quick ? [0.9, 1.2, 1.5] : [0.5, 0.75, 0.9, 1.0, 1.2, 1.5, 1.8, 2.2];
 const B = quick ? [0.5, 0.75, 0.9] : [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0];
 const TW = quick ? [2, 4, 8] : [1, 1.5, 2, 3, 4, 5, 6, 8, 10, 15];
+/** The nDCG@10 each set must reach: `--floors cranfield=0.41,cacm=0.51` lists the combinations that reach them all. */
+const floors = new Map(
+  (args.includes('--floors') ? args[args.indexOf('--floors') + 1]!.split(',') : []).map((f) => {
+    const [set, value] = f.split('=');
+    return [set!, Number(value)] as const;
+  }),
+);
 /** Proximity's weight: today's only, unless `--proximity 0,0.15,0.5` asks for several. */
 const PROXIMITY = args.includes('--proximity') ? args[args.indexOf('--proximity') + 1]!.split(',').map(Number) : [RANKING.proximity];
 const GRID: Bm25Params[] = K1.flatMap((k1) => B.flatMap((b) => TW.flatMap((titleWeight) => PROXIMITY.map((proximity) => ({ k1, b, titleWeight, proximity })))));
@@ -288,6 +296,16 @@ for (const [ti, t] of transforms.entries()) {
     print(`- ${axis}: ${cells.join(', ')}`);
   }
   print();
+  if (floors.size > 0) {
+    const meeting = order.filter((c) => names.every((n, si) => results[ti]![si]![c]!.ndcg10 >= (floors.get(n) ?? 0)));
+    print(`Combinations at or above every floor (${[...floors].map(([n, f]) => `${n} ${f}`).join(', ')}): ${meeting.length}`);
+    print();
+    if (meeting.length > 0) {
+      header(['k1/b/tw/proximity', ...names, 'mean of 4']);
+      for (const c of meeting.slice(0, 10)) row([keyOf(GRID[c]!), ...setCols(ti, c), f3(meanOf(ti, ALL4, c))]);
+      print();
+    }
+  }
 }
 
 print(`Runtime: ${elapsed()} (${searches} searches).`);
