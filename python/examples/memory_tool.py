@@ -3,14 +3,17 @@
 reads, and text in and out. No framework is imported here.
 
     MEMORY_API_KEY=mem_... python examples/memory_tool.py
+
+MEMORY_API_URL is the service's address (http://127.0.0.1:8787 when unset), as for the CLI and the MCP server.
+A service that cannot be reached, or answers an error, is told to the model as text: a tool never raises.
 """
 
 import os
 from typing import Optional
 
-from agent_memory import MemoryApiError, MemoryClient
+from agent_memory import AgentMemoryError, MemoryClient
 
-memory = MemoryClient(os.environ.get("MEMORY_URL", "http://127.0.0.1:8787"), os.environ["MEMORY_API_KEY"])
+memory = MemoryClient(os.environ.get("MEMORY_API_URL", "http://127.0.0.1:8787"), os.environ["MEMORY_API_KEY"])
 AGENT_ID = "assistant"
 
 
@@ -24,8 +27,8 @@ def remember(title: str, body: str, type: str = "fact", client: Optional[str] = 
     """
     try:
         receipt = memory.remember(agent_id=AGENT_ID, type=type, title=title, body=body, client=client)  # type: ignore[arg-type]
-    except MemoryApiError as error:
-        return f"Not saved: {error.message}"
+    except AgentMemoryError as error:
+        return f"Not saved: {error}"
     return f"Saved as {receipt['id']}."
 
 
@@ -33,8 +36,8 @@ def recall(question: str, limit: int = 5) -> str:
     """Search what was saved before, with a question in plain English, e.g. "Where does the user live?"."""
     try:
         hits = memory.recall(question, agent_id=AGENT_ID, limit=limit)
-    except MemoryApiError as error:
-        return f"Memory search failed: {error.message}"
+    except AgentMemoryError as error:
+        return f"Memory search failed: {error}"
     if not hits:
         return "Nothing relevant is remembered."
     return "\n".join(f"- {hit['title']}: {hit['body']} ({hit['created_at'][:10]})" for hit in hits)

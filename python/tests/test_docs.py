@@ -22,9 +22,11 @@ def readme_block(heading: str) -> str:
 
 
 class Docs(unittest.TestCase):
-    def run_python(self, *args: str, api_key: str) -> str:
+    def run_python(self, *args: str, api_key: str, url: str = "") -> str:
+        # The server listens on a port of its own, never the default 8787: the examples must read MEMORY_API_URL.
         server = shared_server()
-        env = {**os.environ, "MEMORY_URL": server.url, "MEMORY_API_KEY": api_key}
+        self.assertNotIn(":8787", server.url)
+        env = {**os.environ, "MEMORY_API_URL": url or server.url, "MEMORY_API_KEY": api_key}
         done = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
         return done.stdout
@@ -56,6 +58,18 @@ class Docs(unittest.TestCase):
         lines = out.splitlines()
         self.assertRegex(lines[0], r"^Saved as [0-9a-f-]{36}\.$")
         self.assertTrue(lines[1].startswith("- The user moved to Berlin in March 2024: Relocated from Munich"), out)
+
+    def test_the_memory_tool_example_tells_the_model_when_the_service_cannot_be_reached(self) -> None:
+        # A port nothing listens on: the connection is refused, and each tool answers text, not a traceback.
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        out = self.run_python(str(PYTHON_DIR / "examples" / "memory_tool.py"), api_key="mem_unused", url=f"http://127.0.0.1:{port}")
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("Not saved: ") and "connection refused" in lines[0], out)
+        self.assertTrue(lines[1].startswith("Memory search failed: ") and "connection refused" in lines[1], out)
 
 
 class Package(unittest.TestCase):
