@@ -16,11 +16,12 @@ export const LIFECYCLE_FUNCTIONS = ['read', 'forget', 'forget-worker'] as const;
 export type LifecycleFunctionName = (typeof LIFECYCLE_FUNCTIONS)[number];
 
 /**
- * The functions that answer about the tenant's account rather than its records: `GET /api/v1/usage`, which
- * reads the monthly counters the quotas are enforced on. Bundled and deployed like the others; the
- * cold-start benchmark does not measure them.
+ * The functions that answer about the tenant's account or the service rather than records: `GET
+ * /api/v1/usage`, which reads the monthly counters the quotas are enforced on, and `GET /healthz`, which
+ * reads nothing of a tenant's. Bundled and deployed like the others; the cold-start benchmark does not
+ * measure them.
  */
-export const ACCOUNT_FUNCTIONS = ['usage'] as const;
+export const ACCOUNT_FUNCTIONS = ['usage', 'health'] as const;
 export type AccountFunctionName = (typeof ACCOUNT_FUNCTIONS)[number];
 
 /** Every Lambda function of the service, as the stack deploys them. */

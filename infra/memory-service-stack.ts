@@ -99,6 +99,8 @@ export class MemoryServiceStack extends Stack {
     // `GET /api/v1/usage`: one strongly consistent GetItem of the tenant's counters for the month. It reads
     // the quotas and rate limit from the authorizer's answer, so nothing else.
     tables.usage.grant(fn.usage, 'dynamodb:GetItem');
+    // GET /healthz: one GetItem of a key no record has.
+    tables.records.grant(fn.health, 'dynamodb:GetItem');
     // The authorizer reads a key and its tenant, and writes the day the key was last used on (at most once a
     // day per key, conditionally).
     tables.tenants.grant(fn.authorizer, 'dynamodb:GetItem', 'dynamodb:UpdateItem');

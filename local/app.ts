@@ -7,6 +7,7 @@ import { createClassifyHandler } from '../functions/classify/handler.js';
 import { createForgetHandler } from '../functions/forget/handler.js';
 import { createQueryHandler } from '../functions/query/handler.js';
 import { createReadHandler } from '../functions/read/handler.js';
+import { createHealthHandler } from '../functions/health/handler.js';
 import { createUsageHandler } from '../functions/usage/handler.js';
 import { createRecordHandler } from '../functions/record/handler.js';
 import { openApiJson } from '../shared/api/openapi.js';
@@ -84,6 +85,8 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   const routes: Route[] = [
     ...OPERATIONS.map(({ method, path, fn }) => ({ method, path, name: fn, handler: handlers[fn] })),
     { method: 'GET', path: '/openapi.json', name: 'openapi', handler: openApiHandler(), public: true },
+    // No key, no tenant: whether the database answers (docs/api.md, "Health").
+    { method: 'GET', path: '/healthz', name: 'health', handler: createHealthHandler({ records, logger: lambdaLogger() }), public: true },
     ...consoleRoutes(),
   ];
   const server = createGatewayServer({

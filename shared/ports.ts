@@ -151,6 +151,11 @@ export interface RecordStore {
    * its own). Returns false when there is no such record, or it has another version.
    */
   setClassification(tenantId: string, id: string, classification: Classification, version?: number): Promise<boolean>;
+  /**
+   * Resolves when the store answers a read, rejects when it does not (its database closed, unreachable or
+   * refusing): what `GET /healthz` reports. It reads no tenant's data.
+   */
+  ping(): Promise<void>;
 }
 
 /** A search, validated. */

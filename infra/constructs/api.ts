@@ -2,6 +2,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
+  AuthorizationType,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -31,8 +32,8 @@ import type { StageConfig } from '../stage.js';
 /** What the API needs: the stage's settings and the functions it routes to. */
 export interface MemoryApiProps {
   stage: StageConfig;
-  /** The function of each operation of the registry (shared/api/operations.ts), and the authorizer. */
-  functions: Record<ApiFunction | 'authorizer', IFunction>;
+  /** The function of each operation of the registry (shared/api/operations.ts), the authorizer, and `GET /healthz`'s. */
+  functions: Record<ApiFunction | 'authorizer' | 'health', IFunction>;
   /**
    * The web console's origin (`https://<distribution domain>`, a token is fine). When set, the API answers
    * CORS for this origin and no other (see {@link MemoryApi}); when not, it answers no CORS at all.
@@ -53,6 +54,9 @@ export const STAGE_THROTTLE = { rateLimit: 1000, burstLimit: 2000 } as const;
  * up to a day), so a console session sends about one preflight per route and method every two hours.
  */
 export const CORS_PREFLIGHT_MAX_AGE = Duration.hours(2);
+
+/** `GET /healthz`'s own throttle: a monitor checks a few times a minute, and the route has no key to limit. */
+export const HEALTH_THROTTLE = { rateLimit: 10, burstLimit: 20 } as const;
 
 /** The `Retry-After` (and `retry_after`) API Gateway's own 429s carry: its token buckets refill every second. */
 export const THROTTLE_RETRY_AFTER_SECONDS = 1;
@@ -257,6 +261,10 @@ export class MemoryApi extends Construct {
         dataTraceEnabled: false,
         throttlingRateLimit: STAGE_THROTTLE.rateLimit,
         throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+        // The one route without a key has no usage plan to hold it: its own, lower, limit.
+        methodOptions: Object.fromEntries(
+          answeredMethods('GET').map((method) => [`/healthz/${method}`, { throttlingRateLimit: HEALTH_THROTTLE.rateLimit, throttlingBurstLimit: HEALTH_THROTTLE.burstLimit }]),
+        ),
         ...(consoleOrigin === undefined ? {} : { variables: { [CONSOLE_ORIGIN_STAGE_VARIABLE]: consoleOrigin } }),
       },
       // Inherited by every resource, the root and the intermediate ones (`/api`, `/api/v1`) included.
@@ -294,6 +302,18 @@ export class MemoryApi extends Construct {
       }
       methodsByPath.set(route.path, entry);
     }
+    // GET /healthz needs no key and reads no tenant's data (docs/api.md, "Health"): no authorizer, no API key.
+    const health = this.api.root.addResource('healthz');
+    const healthIntegration = new LambdaIntegration(functions.health, { proxy: true });
+    const healthMethods = answeredMethods('GET');
+    for (const method of healthMethods) {
+      const m = health.addMethod(method, healthIntegration, { authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
+      Validations.of(m).acknowledge(
+        { id: 'AwsSolutions-APIG4', reason: 'The health check answers load balancers and monitors, which hold no key; it reads no tenant data and has its own throttle (HEALTH_THROTTLE).' },
+        { id: 'AwsSolutions-COG4', reason: 'The health check is public by design: it says only whether the database answers.' },
+      );
+    }
+    methodsByPath.set('/healthz', { resource: health, methods: [...healthMethods] });
     // A static header value is in single quotes, in a gateway response as in an integration response.
     const cors = consoleOrigin === undefined ? {} : Object.fromEntries(Object.entries(corsHeaders(consoleOrigin)).map(([k, v]) => [k, `'${v}'`]));
     for (const { resource, methods } of methodsByPath.values()) this.addMethodNotAllowed(resource, methods, cors);

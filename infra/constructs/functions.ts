@@ -33,6 +33,8 @@ export const FUNCTION_SIZING: Record<ServiceFunctionName | SetupFunctionName, { 
   'forget-worker': { memoryMiB: 1024, timeout: Duration.minutes(15) },
   // One strongly consistent GetItem of the tenant's counters for the month: like a read by id.
   usage: { memoryMiB: 512, timeout: Duration.seconds(10) },
+  // One GetItem, given 2 s to answer before the check says the database does not.
+  health: { memoryMiB: 256, timeout: Duration.seconds(5) },
   'search-setup': { memoryMiB: 256, timeout: Duration.minutes(2) },
 };
 

@@ -174,8 +174,11 @@ export function createAlarms(scope: Construct, prefix: string, topic: ITopic, pr
   // regional concurrency is used up, or a function scaled faster than Lambda allows: API callers get errors
   // and the stream and the queue fall behind. Any throttle is worth knowing. FILL makes a function without
   // data count as 0 instead of dropping the sum for that period; no data at all (no traffic) is not breaching.
+  // An alarm's math takes at most 10 metrics: the health check is left out, since a throttled health check
+  // fails its own monitor, and it shares the account's concurrency with the functions that are watched.
+  const watched = SERVICE_FUNCTIONS.filter((name) => name !== 'health');
   const throttleMetrics = Object.fromEntries(
-    SERVICE_FUNCTIONS.map((name) => [metricId(name), functions[name].metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) })]),
+    watched.map((name) => [metricId(name), functions[name].metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) })]),
   );
   const throttlesAlarm = alarm('LambdaThrottlesAlarm', 'lambda-throttles', {
     alarmDescription:
@@ -184,7 +187,7 @@ export function createAlarms(scope: Construct, prefix: string, topic: ITopic, pr
       'one in the account: check ConcurrentExecutions, and ask for a higher quota (Service Quotas, Lambda, Concurrent ' +
       'executions) if the load is real. Throttled API calls fail for clients; the stream and the queue retry.',
     metric: new MathExpression({
-      expression: SERVICE_FUNCTIONS.map((name) => `FILL(${metricId(name)}, 0)`).join(' + '),
+      expression: watched.map((name) => `FILL(${metricId(name)}, 0)`).join(' + '),
       usingMetrics: throttleMetrics,
       period: Duration.minutes(5),
       label: 'Throttles, all functions',

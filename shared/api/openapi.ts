@@ -64,12 +64,25 @@ function operationObject(operation: OperationSpec): JsonObject {
   };
 }
 
-/** The `paths` of the document: each operation under its path and method, in the registry's order. */
+/** The `paths` of the document: each operation under its path and method, in the registry's order, then the health check. */
 function paths(): JsonObject {
   const byPath: Record<string, JsonObject> = {};
   for (const operation of OPERATIONS) (byPath[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
+  byPath['/healthz'] = { get: HEALTH_CHECK };
   return byPath;
 }
+
+/** `GET /healthz`: outside the registry, since it has no key, no scope and no tenant (docs/api.md, "Health"). */
+const HEALTH_CHECK: JsonObject = {
+  operationId: 'health_check',
+  summary: 'Whether the service and its database answer',
+  description: 'Needs no key and reads no tenant data, for load balancers and monitors. Never cached. On AWS it has a throttle of its own (10 requests a second, bursts of 20).',
+  security: [],
+  responses: {
+    '200': { description: 'The database answers.', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] } } } },
+    '503': { description: 'The database does not answer, or not within 2 seconds.', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'unavailable' } }, required: ['status'] } } } },
+  },
+};
 
 /** The OpenAPI 3.1 document of the API. */
 export function openApiDocument(): JsonObject {

@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { MemoryApi, STAGE_THROTTLE, type MemoryApiProps } from '../../infra/constructs/api.js';
+import { HEALTH_THROTTLE, MemoryApi, STAGE_THROTTLE, type MemoryApiProps } from '../../infra/constructs/api.js';
 import { OPERATIONS } from '../../shared/api/operations.js';
 import { answeredMethods } from '../../shared/http/api-route.js';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/settings.js';
@@ -32,6 +32,7 @@ function synth(stageName: 'dev' | 'prod' = 'dev') {
     read: stub('Read'),
     forget: stub('Forget'),
     usage: stub('Usage'),
+    health: stub('Health'),
     authorizer: stub('Authorizer'),
   };
   const memoryApi = new MemoryApi(stack, 'MemoryApi', { stage: stageConfig(stageName), functions });
@@ -75,6 +76,8 @@ function methods(template: Template): Map<string, CfnJson> {
 
 /** Every operation of the registry as "METHOD /path" and its function, with HEAD beside each GET. */
 const ROUTES: [string, keyof Functions][] = OPERATIONS.flatMap(({ method, path, fn }) => answeredMethods(method).map((m): [string, keyof Functions] => [`${m} ${path}`, fn]));
+/** The routes without a key: the health check. */
+const PUBLIC_ROUTES: [string, keyof Functions][] = [['GET /healthz', 'health'], ['HEAD /healthz', 'health']];
 
 describe('MemoryApi routes', () => {
   const all = methods(dev.template);
@@ -111,14 +114,23 @@ describe('MemoryApi routes', () => {
     for (const [name, fn] of Object.entries(dev.functions) as [keyof Functions, lambda.Function][]) {
       if (name === 'authorizer') continue;
       // API Gateway names a path parameter's segment `*` in the ARN.
-      const expected = ROUTES.filter(([, target]) => target === name).map(([route]) => route.replace(/\{[a-z_]+\}/g, '*'));
+      const expected = [...ROUTES, ...PUBLIC_ROUTES].filter(([, target]) => target === name).map(([route]) => route.replace(/\{[a-z_]+\}/g, '*'));
       expect({ name, routes: (invokable.get(dev.logicalId(fn)) ?? []).sort() }).toEqual({ name, routes: expected.sort() });
     }
   });
 
-  test('the only other methods are the 405 catch-alls, one per route path', () => {
-    const paths = [...new Set(ROUTES.map(([route]) => route.split(' ')[1]!))];
-    expect([...all.keys()].sort()).toEqual([...ROUTES.map(([route]) => route), ...paths.map((p) => `ANY ${p}`)].sort());
+  test('the only other methods are the health check and the 405 catch-alls, one per route path', () => {
+    const routes = [...ROUTES, ...PUBLIC_ROUTES];
+    const paths = [...new Set(routes.map(([route]) => route.split(' ')[1]!))];
+    expect([...all.keys()].sort()).toEqual([...routes.map(([route]) => route), ...paths.map((p) => `ANY ${p}`)].sort());
+  });
+
+  test.each(PUBLIC_ROUTES)('%s is a Lambda proxy to the health function, with no authorizer and no API key, and a throttle of its own', (route) => {
+    expect(all.get(route)).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false, Integration: { Type: 'AWS_PROXY' } });
+    expect(JSON.stringify(all.get(route)!.Integration.Uri)).toContain(dev.logicalId(dev.functions.health));
+    const stage = resourcesOf(dev.template, 'AWS::ApiGateway::Stage')[0]![1];
+    const settings = (stage.MethodSettings as CfnJson[]).find((s) => s.ResourcePath === '/~1healthz' && s.HttpMethod === route.split(' ')[0]);
+    expect(settings).toMatchObject({ ThrottlingRateLimit: HEALTH_THROTTLE.rateLimit, ThrottlingBurstLimit: HEALTH_THROTTLE.burstLimit });
   });
 
   test.each([
@@ -128,6 +140,7 @@ describe('MemoryApi routes', () => {
     ['/api/v1/forget/{job_id}', 'GET, HEAD'],
     ['/api/v1/query', 'GET, HEAD'],
     ['/api/v1/usage', 'GET, HEAD'],
+    ['/healthz', 'GET, HEAD'],
     ['/v1/classify', 'POST'],
     ['/api/v1/classify', 'POST'],
   ])('another method on %s answers 405 method_not_allowed with Allow: %s, before authentication', (path, allow) => {
@@ -272,6 +285,8 @@ describe('MemoryApi stage, logs and tracing', () => {
         LoggingLevel: 'ERROR',
         DataTraceEnabled: false,
       },
+      // The health check's own throttle (it has no key, so no usage plan holds it).
+      ...['GET', 'HEAD'].map((method) => ({ ResourcePath: '/~1healthz', HttpMethod: method, ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20, DataTraceEnabled: false })),
     ]);
     expect(STAGE_THROTTLE).toEqual({ rateLimit: 1000, burstLimit: 2000 });
     // A backstop for the sum of all keys: well above any one key's default limits, in every stage.
@@ -341,16 +356,17 @@ describe('MemoryApi and cdk-nag', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual(['AwsSolutions-APIG3']);
   });
 
-  test('only the 405 mocks are acknowledged as unauthenticated, never a route method', () => {
-    // Route methods are compliant with APIG4 on their own; the acknowledgment sits on the ANY methods alone.
+  test('only the 405 mocks and the health check are acknowledged as unauthenticated, never an operation', () => {
+    // Operations are compliant with APIG4 on their own; the acknowledgment sits on the ANY methods and on
+    // GET and HEAD /healthz, which needs no key.
     const acknowledges = (c: IConstruct, rule: string) =>
       c.node.metadata.some(
         (m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(m.data as object).some((k) => k.replace(/^annotation::/i, '') === rule),
       );
     const acknowledged = dev.stack.node.findAll().filter((c) => acknowledges(c, 'AwsSolutions-APIG4'));
     const paths = new Set(ROUTES.map(([route]) => route.split(' ')[1]!));
-    expect(acknowledged.map((c) => c.node.id)).toEqual([...paths].map(() => 'ANY'));
     for (const c of acknowledged) expect(c).toBeInstanceOf(Method);
-    expect(acknowledged.map((c) => (c as Method).httpMethod)).toEqual([...paths].map(() => 'ANY'));
+    const described = acknowledged.map((c) => `${(c as Method).httpMethod} ${(c as Method).resource.path}`);
+    expect(described.sort()).toEqual([...[...paths, '/healthz'].map((p) => `ANY ${p}`), 'GET /healthz', 'HEAD /healthz'].sort());
   });
 });

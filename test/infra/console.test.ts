@@ -217,7 +217,10 @@ describe('the API\'s CORS for the console', () => {
   test('the routes keep their authorizer and API key, and the 405 catch-alls still answer the other methods, readably', () => {
     const routes = methods.filter((m) => !['OPTIONS', 'ANY'].includes(m.HttpMethod as string));
     expect(routes.length).toBeGreaterThan(0);
-    for (const route of routes) expect(route).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
+    // Every route but the health check's GET and HEAD, which need no key.
+    const open = routes.filter((m) => m.AuthorizationType === 'NONE');
+    expect(open.map((m) => m.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
+    for (const route of routes.filter((m) => !open.includes(m))) expect(route).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
     const catchAlls = methods.filter((m) => m.HttpMethod === 'ANY');
     expect(catchAlls.length).toBeGreaterThan(0);
     for (const method of catchAlls) {
@@ -245,16 +248,19 @@ describe('the API\'s CORS for the console', () => {
     expect(text(stage.Properties.Variables[CONSOLE_ORIGIN_STAGE_VARIABLE])).toBe(CONSOLE_ORIGIN);
   });
 
-  test('the preflights are acknowledged as unauthenticated (APIG4), next to the 405 mocks, never a route method', () => {
+  test('the preflights are acknowledged as unauthenticated (APIG4), next to the 405 mocks and the health check, never an operation', () => {
     const acknowledges = (c: IConstruct) =>
       c.node.metadata.some(
         (m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(m.data as object).some((k) => k.replace(/^annotation::/i, '') === 'AwsSolutions-APIG4'),
       );
     const acknowledged = dev.stack.node.findAll().filter(acknowledges);
-    expect(acknowledged.length).toBe(preflights.length + methods.filter((m) => m.HttpMethod === 'ANY').length);
+    // And GET and HEAD /healthz, which need no key.
+    expect(acknowledged.length).toBe(preflights.length + methods.filter((m) => m.HttpMethod === 'ANY').length + 2);
     for (const c of acknowledged) {
       expect(c).toBeInstanceOf(Method);
-      expect(['OPTIONS', 'ANY']).toContain((c as Method).httpMethod);
+      const method = c as Method;
+      if (method.resource.path === '/healthz' && method.httpMethod !== 'ANY' && method.httpMethod !== 'OPTIONS') expect(['GET', 'HEAD']).toContain(method.httpMethod);
+      else expect(['OPTIONS', 'ANY']).toContain(method.httpMethod);
     }
   });
 });

@@ -41,6 +41,11 @@ describeWithDynamoDb('DynamoDB adapters, beyond the port suite', (endpoint) => {
   });
   afterEach(() => t.drop());
 
+  test('ping answers while the records table does, and rejects when it does not (a table that is not there)', async () => {
+    await expect(dynamoDbAdapters(t.client, t.names).records.ping()).resolves.toBeUndefined();
+    await expect(dynamoDbAdapters(t.client, { ...t.names, records: `${t.names.records}-missing` }).records.ping()).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+
   test('the tables are created as the specs say, with the records stream carrying both images', async () => {
     const { Table } = await t.client.send(new DescribeTableCommand({ TableName: t.names.records }));
     expect(Table?.KeySchema).toEqual([

@@ -75,6 +75,7 @@ if (url === undefined || url === '') {
           if (!result.replayed) for (const id of options.supersedes?.ids ?? []) await push(tenantId, id);
           return result;
         },
+        ping: () => adapters.records.ping(),
         get: (tenantId, id) => adapters.records.get(tenantId, id),
         async update(tenantId, id, patch, options) {
           const updated = await adapters.records.update(tenantId, id, patch, options);

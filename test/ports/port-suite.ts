@@ -77,6 +77,13 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
     }
 
     describe('RecordStore', () => {
+      test('ping resolves while the store answers, and reads or changes no tenant\'s data', async () => {
+        const r = await put(tenantA);
+        await expect(f.records.ping()).resolves.toBeUndefined();
+        expect(await f.records.get(tenantA, r.id)).toEqual(r);
+        expect((await f.usage.list(MONTH, tenantA))[0]).toMatchObject({ records: 1 });
+      });
+
       test('get returns the stored record, and only to its tenant', async () => {
         const r = await put(tenantA, { client: 'c1', metadata: { k: [1, 'two'] } });
         expect(await f.records.get(tenantA, r.id)).toEqual(r);

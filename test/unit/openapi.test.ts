@@ -33,12 +33,15 @@ const OPERATIONS = [
   ['get', '/api/v1/usage', 'memory_usage'],
   ['post', '/v1/classify', 'memory_classify'],
   ['post', '/api/v1/classify', 'memory_classify_alias'],
+  ['get', '/healthz', 'health_check'],
 ] as const;
 
 /** Every response of the document: each operation's, and the reusable ones of components.responses. */
 function allResponses(d: any = doc): [where: string, status: string, response: any][] {
   const out: [string, string, any][] = [];
   for (const [path, item] of Object.entries<any>(d.paths)) {
+    // The health check answers its own status bodies, not error objects (its own test, below).
+    if (path === '/healthz') continue;
     for (const [method, operation] of Object.entries<any>(item)) {
       for (const [status, response] of Object.entries<any>(operation.responses)) out.push([`${method} ${path}`, status, response]);
     }
@@ -92,10 +95,18 @@ describe('docs/openapi.json', () => {
     expect(found).toEqual(OPERATIONS.map((o) => [...o]));
   });
 
-  test('every operation needs the bearer key, and only the bearer scheme exists', () => {
+  test('the health check needs no key and answers 200 or 503 with its status', () => {
+    const health = doc.paths['/healthz'].get;
+    expect(health.security).toEqual([]);
+    expect(Object.keys(health.responses)).toEqual(['200', '503']);
+    expect(health.responses['200'].content['application/json'].schema.properties.status).toEqual({ const: 'ok' });
+    expect(health.responses['503'].content['application/json'].schema.properties.status).toEqual({ const: 'unavailable' });
+  });
+
+  test('every other operation needs the bearer key, and only the bearer scheme exists', () => {
     expect(doc.components.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
     expect(doc.security).toEqual([{ bearer: [] }]);
-    for (const [method, path] of OPERATIONS) {
+    for (const [method, path] of OPERATIONS.filter(([, path]) => path !== '/healthz')) {
       expect(doc.paths[path][method].security).toBeUndefined();
       expect(doc.paths[path][method].responses['401'].description).toContain('`unauthorized`');
     }

@@ -292,5 +292,6 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "memory_usage": ("GET", "/api/v1/usage"),
     "memory_classify": ("POST", "/v1/classify"),
     "memory_classify_alias": ("POST", "/api/v1/classify"),
+    "health_check": ("GET", "/healthz"),
 }
 """The method and path of each operation, by operationId; ``{name}`` stands for a path parameter."""

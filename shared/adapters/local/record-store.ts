@@ -39,7 +39,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly tx;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly clock: () => number = Date.now,
     private readonly merger?: Pick<SearchMerger, 'wake'>,
   ) {
@@ -67,6 +67,11 @@ export class SqliteRecordStore implements RecordStore {
     const result = await this.commits.submit(() => this.tx.create(tenantId, record, options));
     if (!result.replayed) this.merger?.wake();
     return result;
+  }
+
+  async ping(): Promise<void> {
+    // Throws when the connection is closed, or the file cannot be read (a schema read, no table scan).
+    this.db.prepare('SELECT count(*) FROM sqlite_schema').get();
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {

@@ -57,6 +57,9 @@ interface IdempotencyItem {
  * table's stream then carries the record to the search index and the classification queue, so a stored
  * record always reaches both; an update (record-update.ts) reaches them the same way.
  */
+/** The tenant id of the key `ping` reads: not a UUID, so no tenant has it. */
+const HEALTH_TENANT = '#health';
+
 export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
   private readonly jobs: ForgetJobs;
 
@@ -130,6 +133,11 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
 
   async update(tenantId: string, id: string, patch: RecordPatch, options: UpdateRecordOptions): Promise<StoredRecord | null> {
     return updateRecord({ db: this.db, table: this.tables.records, jobs: this.jobs, stored: (t, i) => this.stored(t, i) }, tenantId, id, patch, options);
+  }
+
+  /** One eventually consistent GetItem of a key no record has: the table answers, or this rejects. */
+  async ping(): Promise<void> {
+    await this.db.send(new GetCommand({ TableName: this.tables.records, Key: recordKey(HEALTH_TENANT, HEALTH_TENANT), ProjectionExpression: 'pk' }));
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {
