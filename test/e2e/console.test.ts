@@ -113,6 +113,12 @@ if (!CHROMIUM) {
     const response = await page.goto(`${server.url}/console/`);
     expect(response!.headers()['content-security-policy']).toContain("connect-src 'self'");
     await expect(page.getByLabel('API base URL').inputValue()).resolves.toBe(server.url);
+    // Before a key, nothing that needs one shows: no views, no "Sign out" (as rendered, not only as marked).
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+    expect(await page.locator('#views').isVisible()).toBe(false);
+    // Commands read as code, not as markdown's backticks.
+    expect(await main().locator('p code').allTextContents()).toEqual(['npm start', 'npm run admin -- key create']);
+    expect(await main().textContent()).not.toContain('`');
     await shot('connect');
     await connect(key);
 
@@ -253,6 +259,8 @@ if (!CHROMIUM) {
     await page.getByLabel('Agent').fill('pager');
     await page.getByLabel('Type').selectOption('signal');
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    // The unfiltered list may also say "Page 1: 25 records": wait for the filtered one's newest record.
+    await main().getByRole('link', { name: 'Page note 27' }).waitFor();
     await seeText(main().locator('.summary'), 'Page 1: 25 records, newest first.');
     const first = await main().locator('.records li a').allTextContents();
     expect(first[0]).toBe('Page note 27');
@@ -388,6 +396,7 @@ if (!CHROMIUM) {
   test('a key the API refuses returns to the key prompt with a readable message', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain(key);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
     await connect('mem_not-a-key');
     await seeText(page.getByRole('alert'), including('The API refused the key (401 unauthorized)'));
     await page.getByLabel('API key').waitFor();
