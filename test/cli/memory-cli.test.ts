@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ROOT } from '../support/child-server.js';
+import { ROOT, runCommand } from '../support/child-server.js';
 import { startTestService, type TestService } from '../support/local-service.js';
 import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
 
@@ -12,35 +11,8 @@ import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
  * malformed command).
  */
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-  error: any;
-}
-
-const parse = (text: string) => {
-  try {
-    return text.trim() === '' ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-/** Runs a command and waits for it, writing `input` to its stdin. */
-function run(command: string, args: string[], env: Record<string, string>, input = ''): Promise<Run> {
-  const child = spawn(command, args, { cwd: ROOT, env: clientEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr, json: parse(stdout), error: parse(stderr) }));
-  });
-}
+/** Runs a command with the client settings `env` (and nothing of the developer's), writing `input` to its stdin. */
+const run = (command: string, args: string[], env: Record<string, string>, input = '') => runCommand(command, args, clientEnv(env), input);
 
 let api: RunningApi;
 let env: Record<string, string>;

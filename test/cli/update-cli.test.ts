@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ROOT } from '../support/child-server.js';
+import { runCommand, type AdminResult } from '../support/child-server.js';
 import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
 
 /**
@@ -8,36 +7,11 @@ import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
  * the local server, also a child process.
  */
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  json: any;
-  error: any;
-}
-
-const parse = (text: string) => {
-  try {
-    return text.trim() === '' ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
 let api: RunningApi;
 
 /** `cli/memory.ts <args>` with the running API's settings, `input` on its stdin. */
-function memory(args: string[], input = ''): Promise<Run> {
-  const env = clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/memory.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, json: parse(stdout), error: parse(stderr) }));
-  });
+function memory(args: string[], input = ''): Promise<AdminResult> {
+  return runCommand(process.execPath, ['--import', 'tsx', 'cli/memory.ts', ...args], clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key }), input);
 }
 
 /** Stores a record through the CLI and answers its id. */

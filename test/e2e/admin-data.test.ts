@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -10,7 +9,7 @@ import { hashApiKey } from '../../shared/domain/api-key.js';
 import { quotaMonth } from '../../shared/domain/quota-month.js';
 import { publicRecord, RECORD_TYPES, type StoredRecord } from '../../shared/domain/record.js';
 import type { KeyStore, RecordStore, UsageMeter } from '../../shared/ports.js';
-import { childEnv, killAll, removeDir, ROOT, tempDir } from '../support/child-server.js';
+import { killAll, parseJson, removeDir, runScript, tempDir } from '../support/child-server.js';
 import { createTestTables, describeWithDynamoDb, type TestTables } from '../support/dynamodb.js';
 import { Client, ROOMY, startTestService, type TestService } from '../support/local-service.js';
 import { createTenantWithKey } from '../../local/tenants.js';
@@ -32,27 +31,12 @@ interface Run {
   stderr: any[];
 }
 
-const parse = (text: string) => {
-  try {
-    return text.trim() === '' ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 const jsonLines = (text: string) => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 
 /** The CLI as a child process, with `stdin` piped in. */
-function runProcess(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/admin.ts', ...args], { cwd: ROOT, env: childEnv(env) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  child.stdin.end(stdin);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? -1, stdout, json: parse(stdout), stderr: jsonLines(stderr) }));
-  });
+async function runProcess(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
+  const { code, stdout, json, stderr } = await runScript('local/admin.ts', args, env, stdin);
+  return { code: code ?? -1, stdout, json, stderr: jsonLines(stderr) };
 }
 
 /** The CLI in process: what the entry point would print, from adminCommand with captured streams. */
@@ -75,7 +59,7 @@ async function runInProcess(args: string[], env: Record<string, string>, stdin =
     code = error.exitCode;
   }
   await new Promise((r) => setImmediate(r));
-  return { code, stdout: out, json: parse(out), stderr: jsonLines(err) };
+  return { code, stdout: out, json: parseJson(out), stderr: jsonLines(err) };
 }
 
 interface Stores {

@@ -69,25 +69,36 @@ export function runAdmin(args: string[], env: Record<string, string>): Promise<A
   return runScript('local/admin.ts', args, env);
 }
 
-/** Runs a TypeScript entry point of the project as a child process and waits for it to exit. */
-export function runScript(file: string, args: string[], env: Record<string, string>): Promise<AdminResult> {
-  const child = spawnTs(file, args, env);
+/** Runs a TypeScript entry point of the project as a child process, with `childEnv(env)`, and waits for it to exit. */
+export function runScript(file: string, args: string[], env: Record<string, string>, input = ''): Promise<AdminResult> {
+  return runCommand(process.execPath, ['--import', 'tsx', file, ...args], childEnv(env), input);
+}
+
+/** `text` as JSON; undefined when it is empty or not JSON. */
+export function parseJson(text: string): any {
+  try {
+    return text.trim() === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a command from the project root with exactly `env`, writes `input` to its stdin, and waits for it to
+ * exit; `killAll` ends it if it is still running.
+ */
+export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<AdminResult> {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  child.stdin.end(input);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => {
-      const parse = (text: string) => {
-        try {
-          return text.trim() === '' ? undefined : JSON.parse(text);
-        } catch {
-          return undefined;
-        }
-      };
-      resolve({ code, stdout, stderr, json: parse(stdout), error: parse(stderr) });
-    });
+    child.once('close', (code) => resolve({ code, stdout, stderr, json: parseJson(stdout), error: parseJson(stderr) }));
   });
 }
 
