@@ -19,12 +19,11 @@
 import { fileURLToPath } from 'node:url';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { RANKING, rankFromScore } from '../../shared/domain/rank.js';
-import type { Filter } from '../../shared/search/filter.js';
 import { searchScored } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
-import { addDocuments } from '../../shared/search/writer.js';
 import { replaceGeneratedSection } from '../support/doc-section.js';
-import { agentMemory, agentQuestions, cacm, cranfield, type QualityDoc, type QualityQuery, type QualitySet } from './sets.js';
+import { filterOf, indexDocs } from './in-process.js';
+import { agentMemory, agentQuestions, cacm, cranfield, type QualitySet } from './sets.js';
 
 /** The share of the relevant records in the top 10 every set must keep at the suggested cut-off. */
 export const KEEP_TARGET = 0.95;
@@ -67,7 +66,7 @@ export interface CutOffReport {
 export function rankAll(sets: QualitySet[] = [cranfield(), cacm(), agentMemory(), agentQuestions()]): { set: string; queries: RankedQuery[] }[] {
   const storage = new MemoryPostingStorage();
   return sets.map((set) => {
-    addDocuments(storage, set.name, set.docs.map((d, i) => ({ doc: i + 1, title: d.title, body: d.body })));
+    indexDocs(storage, set.name, set.docs);
     const queries = set.queries.map((query): RankedQuery => {
       const judgments = set.qrels.get(query.qid) ?? new Map<string, number>();
       const answerable = [...judgments.values()].some((g) => g > 0);
@@ -78,13 +77,6 @@ export function rankAll(sets: QualitySet[] = [cranfield(), cacm(), agentMemory()
     });
     return { set: set.name, queries };
   });
-}
-
-/** The record filters of a query, as the engine's filter clause over document numbers (1..n in file order). */
-function filterOf(docs: QualityDoc[], filters: QualityQuery['filters']): Filter | undefined {
-  const entries = Object.entries(filters).filter(([, v]) => v !== undefined && v !== null) as [keyof QualityDoc, string][];
-  if (entries.length === 0) return undefined;
-  return { matches: (doc) => entries.every(([field, value]) => docs[doc - 1]![field] === value) };
 }
 
 /** What `cutOff` keeps in each set. */

@@ -7,8 +7,8 @@ import { parseQuery } from '../../shared/domain/query-parse.js';
 import { RANKING } from '../../shared/domain/rank.js';
 import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
-import { addDocuments } from '../../shared/search/writer.js';
 import { TOKEN } from '../../shared/text/tokens.js';
+import { filterOf, indexDocs } from './in-process.js';
 import { agentMemory, agentQuestions, type QualitySet } from './sets.js';
 
 /** How many identifier queries there are, and how many rank a record holding the identifier first; the others' text. */
@@ -25,16 +25,14 @@ export function identifierLookups(sets: QualitySet[] = [agentMemory(), agentQues
   const result: IdentifierLookups = { queries: 0, first: 0, missed: [] };
   const storage = new MemoryPostingStorage();
   for (const set of sets) {
-    addDocuments(storage, set.name, set.docs.map((d, i) => ({ doc: i + 1, title: d.title, body: d.body })));
+    indexDocs(storage, set.name, set.docs);
     const holds = (doc: number, id: string) => `${set.docs[doc - 1]!.title}\n${set.docs[doc - 1]!.body}`.toLowerCase().includes(id.toLowerCase());
     for (const query of set.queries) {
       // Only identifiers some record holds: a question about an unknown one has no record to put first.
       const ids = identifiersOf(query.q).filter((id) => set.docs.some((_, i) => holds(i + 1, id)));
       if (ids.length === 0) continue;
       const text = parseQuery(query.q);
-      const entries = Object.entries(query.filters).filter(([, v]) => v !== undefined && v !== null);
-      const filter = entries.length === 0 ? undefined : { matches: (doc: number) => entries.every(([f, v]) => set.docs[doc - 1]![f as 'type'] === v) };
-      const [top] = text ? searchIndex(storage, set.name, text, { k: 1, filter, ranking: RANKING }) : [];
+      const [top] = text ? searchIndex(storage, set.name, text, { k: 1, filter: filterOf(set.docs, query.filters), ranking: RANKING }) : [];
       result.queries++;
       if (top && ids.every((id) => holds(top.doc, id))) result.first++;
       else result.missed.push(`${set.name}: ${query.q}`);

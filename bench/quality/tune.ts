@@ -23,13 +23,12 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { RANKING, type Bm25Params } from '../../shared/domain/rank.js';
-import type { Filter } from '../../shared/search/filter.js';
 import type { TextQuery } from '../../shared/search/query.js';
 import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
-import { addDocuments } from '../../shared/search/writer.js';
 import { summarize, type Judgments } from './metrics.js';
 import { allWordsQuery } from './query-transforms.js';
+import { filterOf, indexDocs } from './in-process.js';
 import { agentMemory, agentQuestions, cacm, cranfield, type QualityDoc, type QualityQuery, type QualitySet } from './sets.js';
 
 interface Transform {
@@ -95,7 +94,7 @@ const storage = new MemoryPostingStorage();
 const SETS = [cranfield(), cacm(), agentMemory(), agentQuestions()];
 const prepared: Prepared[] = SETS.map((set) => {
   const tenant = set.name;
-  addDocuments(storage, tenant, set.docs.map((d, i) => ({ doc: i + 1, title: d.title, body: d.body })));
+  indexDocs(storage, tenant, set.docs);
   const distinct: Prepared['distinct'] = [];
   const seen = new Map<string, number>();
   const use = transforms.map((t) =>
@@ -113,13 +112,6 @@ const prepared: Prepared[] = SETS.map((set) => {
   progress(`indexed ${set.name}: ${set.docs.length} docs, ${set.queries.length} queries (${set.queries.filter((q) => [...(set.qrels.get(q.qid)?.values() ?? [])].some((g) => g > 0)).length} judged), ${distinct.length} distinct searches over ${transforms.length} transform(s)`);
   return { set, tenant, docs: set.docs, use, distinct };
 });
-
-/** The record filters of a query, as the engine's filter clause over document numbers (1..n in file order). */
-function filterOf(docs: QualityDoc[], filters: QualityQuery['filters']): Filter | undefined {
-  const entries = Object.entries(filters).filter(([, v]) => v !== undefined && v !== null) as [keyof QualityDoc, string][];
-  if (entries.length === 0) return undefined;
-  return { matches: (doc) => entries.every(([field, value]) => docs[doc - 1]![field] === value) };
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The runs: results[transform][set][combo] = { ndcg10, recall100 }.
