@@ -49,6 +49,12 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
   let cost = 0;
   for (const { head, tail } of terms.values()) cost += (head?.df ?? 0) + tail.postings;
   if (cost > limit) return cost;
+  // A term's sealed blocks' metas, read once however many phrases and pairs name it.
+  const metas = new Map<string, Uint8Array | null>();
+  const metasOf = (term: string, head: TermHead | null) => {
+    if (!metas.has(term)) metas.set(term, head && head.sealedLast > 0 ? storage.metas(tenant, term) : null);
+    return metas.get(term)!;
+  };
   const positions = new Map<string, number>();
   const perDocument = new Map<string, number>();
   for (const clause of clauses) {
@@ -57,9 +63,9 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
       for (const term of clause.terms) {
         if (perDocument.has(term)) continue;
         const { head, tail } = terms.get(term)!;
-        const metas = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
+        const sealed = metasOf(term, head);
         // The tail's documents by their positions all together: it keeps no count per document.
-        const most = Math.max(metas ? positionsPerDocumentBound(metas) : 0, head ? blockMostPositions(head.open) : 0, tail.positions);
+        const most = Math.max(sealed ? positionsPerDocumentBound(sealed) : 0, head ? blockMostPositions(head.open) : 0, tail.positions);
         perDocument.set(term, most);
         cost += Math.min(window, (head?.df ?? 0) + tail.postings) * most * POSITION_COST;
         if (cost > limit) return cost;
@@ -70,8 +76,8 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
       let p = positions.get(term);
       if (p === undefined) {
         const { head, tail } = terms.get(term)!;
-        const metas = head && head.sealedLast > 0 ? storage.metas(tenant, term) : null;
-        p = (metas ? positionsBound(metas) : 0) + (head ? blockPositionCount(head.open) : 0) + tail.positions;
+        const sealed = metasOf(term, head);
+        p = (sealed ? positionsBound(sealed) : 0) + (head ? blockPositionCount(head.open) : 0) + tail.positions;
         positions.set(term, p);
       }
       cost += p * POSITION_COST;
