@@ -38,13 +38,14 @@ export function bestScoreRequest(index: string, tenantId: string, text: ParsedQu
 
 /**
  * The texts whose bounds add up to the query's, each with its weight: the words together, each phrase, and
- * (when proximity counts) each pair of adjacent words, as query.ts's clauses.
+ * (when proximity counts) each pair of adjacent words, as query.ts's clauses; `pair` marks the pairs, whose
+ * words the query has already.
  */
-function boundTexts(text: ParsedQuery): { words: string; weight: number }[] {
+function boundTexts(text: ParsedQuery): { words: string; weight: number; pair: boolean }[] {
   return [
-    ...(text.terms.length > 0 ? [{ words: text.terms.join(' '), weight: 1 }] : []),
-    ...text.phrases.map((phrase) => ({ words: phrase.join(' '), weight: 1 })),
-    ...(RANKING.proximity > 0 ? adjacentPairs(text.terms).map((pair) => ({ words: pair.join(' '), weight: RANKING.proximity })) : []),
+    ...(text.terms.length > 0 ? [{ words: text.terms.join(' '), weight: 1, pair: false }] : []),
+    ...text.phrases.map((phrase) => ({ words: phrase.join(' '), weight: 1, pair: false })),
+    ...(RANKING.proximity > 0 ? adjacentPairs(text.terms).map((pair) => ({ words: pair.join(' '), weight: RANKING.proximity, pair: true })) : []),
   ];
 }
 
@@ -55,13 +56,14 @@ function boundTexts(text: ParsedQuery): { words: string; weight: number }[] {
  * body IDF, and is held when a title or a body of the shard has it.
  */
 export function bestScoreFrom(response: API.Mtermvectors_ResponseBody, text: ParsedQuery): number {
-  const weights = boundTexts(text).map((t) => t.weight);
+  const texts = boundTexts(text);
   let best = 0;
   let weight = 0;
   let held = 0;
   response.docs.forEach((doc, i) => {
-    best += (weights[i] ?? 1) * docBound(doc.term_vectors);
-    if (weights[i] !== 1) return;
+    const asked = texts[i];
+    best += (asked?.weight ?? 1) * docBound(doc.term_vectors);
+    if (asked === undefined || asked.pair) return;
     const body = doc.term_vectors?.body;
     const title = doc.term_vectors?.title;
     const docs = body?.field_statistics?.doc_count ?? 0;
