@@ -39,7 +39,8 @@ function cursorsOf(
   const cursors: ClauseCursor[] = [];
   const upTo = storage.mergedUpTo();
   // A term that several clauses or a phrase's several words name is read once (phrasePostings counts on it);
-  // `read` keeps every term of every clause, so the caller has each one's document frequency.
+  // `read` keeps every term of every clause (a pair's are the query's words, clauses of their own), so the
+  // caller has each one's document frequency.
   const postingsOf = (term: string) => {
     if (!read.has(term)) read.set(term, termPostings(storage, tenant, term, tail, upTo, ranking.titleWeight));
     return read.get(term)!;
@@ -50,10 +51,7 @@ function cursorsOf(
     const parts = clause.terms.map(postingsOf);
     if (parts.some((p) => p === null)) return;
     const present = parts as TermPostings[];
-    // A phrase weighs the sum of its terms' IDFs, as Lucene's PhraseQuery does: no count of the phrase's
-    // documents is needed, so a phrase costs what its rarest term costs. A clause the query names n times
-    // weighs n times as much.
-    const weight = clauseWeight(ranking, stats, clauseBoost(clause, ranking) * present.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
+    const weight = weightOf(clause, present, stats, ranking);
     if (present.length === 1) {
       cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load, present[0]!.df));
       return;
@@ -63,6 +61,15 @@ function cursorsOf(
     cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load, Math.min(...present.map((p) => p.df))));
   });
   return cursors;
+}
+
+/**
+ * A clause's weight: a phrase weighs the sum of its terms' IDFs, as Lucene's PhraseQuery does (no count of
+ * the phrase's documents is needed, so a phrase costs what its rarest term costs), times its boost (a clause
+ * the query names n times weighs n times as much, a pair of adjacent words `proximity` times: query.ts).
+ */
+function weightOf(clause: Clause, parts: readonly TermPostings[], stats: CollectionStats, ranking: Bm25Params) {
+  return clauseWeight(ranking, stats, clauseBoost(clause, ranking) * parts.reduce((sum, p) => sum + idf(stats.docs, p.df), 0));
 }
 
 /** Bounds are compared with this much room, so that rounding in a sum never prunes a document that ties. */
@@ -122,9 +129,9 @@ export const PROXIMITY_WINDOW = 20;
  * second phase): each pair of adjacent words (query.ts) adds its phrase's score in the documents of
  * `window` that hold it, and the window is sorted again (equal scores: the higher number first). A pair
  * is read only at those of them that hold both its words (the first ranking tells, `Entry.held`), each word
- * once however many pairs name it, so it costs what a few blocks cost, however common the words are; scoring the pairs at every document, as clauses of the
- * search, measured three times slower on two common words. The pairs' scores are added after the words',
- * in the query's order, as the oracle adds them.
+ * once however many pairs name it, so it costs what a few blocks cost, however common the words are;
+ * scoring the pairs at every document, as clauses of the search, measured three times slower on two common
+ * words. The pairs' scores are added after the words', in the query's order, as the oracle adds them.
  */
 function withProximity(window: readonly Entry[], clauses: readonly Clause[], stats: CollectionStats, ranking: Bm25Params, read: Map<string, TermPostings | null>): ScoredDoc[] {
   const byDoc = [...window].sort((a, b) => a.doc - b.doc);
@@ -141,22 +148,22 @@ function withProximity(window: readonly Entry[], clauses: readonly Clause[], sta
     if (!pair.adjacent) return [];
     const parts = pair.terms.map((term) => read.get(term) ?? null);
     if (parts.some((p) => p === null)) return [];
-    const weight = clauseWeight(ranking, stats, clauseBoost(pair, ranking) * parts.reduce((sum, p) => sum + idf(stats.docs, p!.df), 0));
-    return [{ terms: pair.terms, parts: parts as TermPostings[], weight, docs: byDoc.filter((hit) => pair.terms.every((t) => holdsWord(hit, t))).map((hit) => hit.doc) }];
+    const docs = new Set(byDoc.filter((hit) => pair.terms.every((t) => holdsWord(hit, t))).map((hit) => hit.doc));
+    return [{ terms: pair.terms, parts: parts as TermPostings[], weight: weightOf(pair, parts as TermPostings[], stats, ranking), docs }];
   });
   // Each word read once, at the records where one of its pairs is read.
   const readers = new Map<string, FieldPositions>();
   for (const pair of pairs) {
     pair.terms.forEach((term, j) => {
       if (readers.has(term)) return;
-      const at = new Set(pairs.flatMap((p) => (p.terms.includes(term) ? p.docs : [])));
-      readers.set(term, new FieldPositions(pair.parts[j]!, byDoc.map((hit) => hit.doc).filter((doc) => at.has(doc))));
+      const at = byDoc.filter((hit) => pairs.some((p) => p.terms.includes(term) && p.docs.has(hit.doc))).map((hit) => hit.doc);
+      readers.set(term, new FieldPositions(pair.parts[j]!, at));
     });
   }
   const ranked = byDoc.map((hit) => {
     let score = hit.score;
     for (const pair of pairs) {
-      if (!pair.terms.every((t) => holdsWord(hit, t))) continue;
+      if (!pair.docs.has(hit.doc)) continue;
       const words = pair.terms.map((term) => readers.get(term)!);
       for (const w of words) w.moveTo(hit.doc);
       if (!words.every((w) => w.found)) continue;
