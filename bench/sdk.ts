@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { launchArguments } from '../scripts/dist.mjs';
 import { MemoryClient } from '../sdk/src/index.js';
 import { note } from './support/progress.js';
 import { latencyStats } from './support/stats.js';
@@ -25,7 +26,7 @@ const QUESTION = 'What does the user prefer for the editor theme?';
 
 /** Starts the server and answers its URL and printed key; rate limits high enough not to throttle the run. */
 async function startServer(dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+  const child = spawn(process.execPath, launchArguments('server'), {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', MEMORY_DEFAULT_RATE: '100000', MEMORY_DEFAULT_BURST: '100000' },
     stdio: ['ignore', 'pipe', 'inherit'],

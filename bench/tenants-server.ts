@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { launchArguments } from '../scripts/dist.mjs';
 import { residentMiB } from './support/tenant-queries.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,7 +22,7 @@ export interface Running {
  */
 export async function startServer(dataDir: string): Promise<Running> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+  const child = spawn(process.execPath, launchArguments('server'), {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000', MEMORY_DEFAULT_RECORD_QUOTA: '1000000000', MEMORY_DEFAULT_QUERY_QUOTA: '1000000000' },
     stdio: ['ignore', 'pipe', 'inherit'],

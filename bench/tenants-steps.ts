@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { launchArguments } from '../scripts/dist.mjs';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { median } from './support/stats.js';
 import type { Built } from './tenants-build.js';
@@ -43,7 +44,7 @@ export async function adminCreateMs(built: Built, tag: string): Promise<number> 
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    await run(process.execPath, ['--import', 'tsx', 'local/admin.ts', 'tenant', 'create', '--name', `admin-probe-${tag}-${i}`], {
+    await run(process.execPath, [...launchArguments('admin'), 'tenant', 'create', '--name', `admin-probe-${tag}-${i}`], {
       cwd: ROOT,
       env: { ...process.env, MEMORY_DATA_DIR: built.dir, LOG_LEVEL: 'ERROR' },
     });

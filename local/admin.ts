@@ -72,7 +72,7 @@ export async function adminCommand(
   }
 }
 
-/** True when this file is the program (`tsx local/admin.ts`), not a module a test imported. */
+/** True when this module is the program (`npm run admin`, compiled or from source), not one a test imported. */
 function isEntryPoint(): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;

@@ -1,11 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../shared/domain/errors.js';
 import { consoleCsp } from '../shared/http/cors.js';
 import { errorResult } from '../shared/http/responses.js';
 import type { ProxyHandler, Route } from './gateway.js';
 
-const PUBLIC_DIR = new URL('../console/public/', import.meta.url);
+/**
+ * console/public/ of the project this module runs from: two folders up from the source (local/) and three
+ * from a compiled build (dist/<id>/), so it is looked for upwards rather than at a fixed depth.
+ */
+function publicDir(): URL {
+  for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+    const candidate = new URL('console/public/', dir);
+    if (existsSync(new URL('index.html', candidate))) return candidate;
+    if (dir.pathname === '/') throw new Error(`console/public/ not found above ${fileURLToPath(import.meta.url)}`);
+  }
+}
 
 /** The console's files (console/public; console.js is built by `npm run generate`), by name, with their types. */
 const FILES: Readonly<Record<string, string>> = {
@@ -34,10 +44,12 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
  */
 export function consoleRoutes(): Route[] {
   const cache = new Map<string, string>();
+  let dir: URL | undefined;
   const file = (name: string) => {
     let body = cache.get(name);
     if (body === undefined) {
-      body = readFileSync(fileURLToPath(new URL(name, PUBLIC_DIR)), 'utf8');
+      dir ??= publicDir();
+      body = readFileSync(fileURLToPath(new URL(name, dir)), 'utf8');
       cache.set(name, body);
     }
     return { statusCode: 200, headers: { 'Content-Type': FILES[name]!, ...CONSOLE_HEADERS }, body };

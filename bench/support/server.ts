@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchArguments } from '../../scripts/dist.mjs';
 
 export interface BenchServer {
   url: string;
@@ -20,7 +21,7 @@ export interface BenchServer {
  */
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
-  const server = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+  const server = spawn(process.execPath, launchArguments('server'), {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000', MEMORY_DEFAULT_RECORD_QUOTA: '1000000000', MEMORY_DEFAULT_QUERY_QUOTA: '1000000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ROOT, runCommand } from '../support/child-server.js';
+import { programCommand, ROOT, runCommand } from '../support/child-server.js';
 import { startTestService, type TestService } from '../support/local-service.js';
 import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
 
@@ -17,9 +17,11 @@ const run = (command: string, args: string[], env: Record<string, string>, input
 let api: RunningApi;
 let env: Record<string, string>;
 
-/** `cli/memory.ts` with the settings of the running API. */
+const MEMORY = programCommand('memory');
+
+/** The memory CLI with the settings of the running API. */
 const memory = (args: string[], input = '', overrides: Record<string, string> = {}) =>
-  run(process.execPath, ['--import', 'tsx', 'cli/memory.ts', ...args], { ...env, ...overrides }, input);
+  run(MEMORY.command, [...MEMORY.args, ...args], { ...env, ...overrides }, input);
 
 beforeAll(async () => {
   api = await startApi();
@@ -134,7 +136,7 @@ describe('the memory CLI', () => {
 
   test('the documented form, npm run --silent memory -- …, prints only the JSON', async () => {
     const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts ?? {};
-    if (scripts.memory === undefined) throw new Error('package.json has no "memory" script: add "memory": "tsx cli/memory.ts"');
+    if (scripts.memory === undefined) throw new Error('package.json has no "memory" script: add "memory": "node scripts/launch.mjs memory"');
     const result = await run('npm', ['run', '--silent', 'memory', '--', 'recall', 'pelican', '--limit', '1'], env);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.json).toEqual([expect.objectContaining({ title: expect.stringContaining('Pelican') })]);
@@ -254,7 +256,7 @@ describe('the memory CLI: get, list, delete, forget and export', () => {
   });
 
   test('export into a reader that stops early ends quietly', async () => {
-    const command = `set -o pipefail; "${process.execPath}" --import tsx cli/memory.ts export | head -n 2`;
+    const command = `set -o pipefail; ${[MEMORY.command, ...MEMORY.args].map((a) => `"${a}"`).join(' ')} export | head -n 2`;
     const result = await run('bash', ['-c', command], { MEMORY_API_URL: service.url, MEMORY_API_KEY: service.tenant.api_key });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(2);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { runCommand, type AdminResult } from '../support/child-server.js';
+import { programCommand, runCommand, type AdminResult } from '../support/child-server.js';
 import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
 
 /**
@@ -9,9 +9,10 @@ import { clientEnv, startApi, type RunningApi } from '../mcp/helpers.js';
 
 let api: RunningApi;
 
-/** `cli/memory.ts <args>` with the running API's settings, `input` on its stdin. */
+/** The memory CLI with `args`, the running API's settings, `input` on its stdin. */
 function memory(args: string[], input = ''): Promise<AdminResult> {
-  return runCommand(process.execPath, ['--import', 'tsx', 'cli/memory.ts', ...args], clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key }), input);
+  const { command, args: launch } = programCommand('memory');
+  return runCommand(command, [...launch, ...args], clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key }), input);
 }
 
 /** Stores a record through the CLI and answers its id. */

@@ -9,7 +9,7 @@ import { hashApiKey } from '../../shared/domain/api-key.js';
 import { quotaMonth } from '../../shared/domain/quota-month.js';
 import { publicRecord, RECORD_TYPES, type StoredRecord } from '../../shared/domain/record.js';
 import type { KeyStore, RecordStore, UsageMeter } from '../../shared/ports.js';
-import { killAll, parseJson, removeDir, runScript, tempDir } from '../support/child-server.js';
+import { killAll, parseJson, removeDir, runProgram, tempDir } from '../support/child-server.js';
 import { createTestTables, describeWithDynamoDb, type TestTables } from '../support/dynamodb.js';
 import { Client, ROOMY, startTestService, type TestService } from '../support/local-service.js';
 import { createTenantWithKey } from '../../local/tenants.js';
@@ -35,7 +35,7 @@ const jsonLines = (text: string) => text.split('\n').filter((l) => l !== '').map
 
 /** The CLI as a child process, with `stdin` piped in. */
 async function runProcess(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
-  const { code, stdout, json, stderr } = await runScript('local/admin.ts', args, env, stdin);
+  const { code, stdout, json, stderr } = await runProgram('admin', args, env, stdin);
   return { code: code ?? -1, stdout, json, stderr: jsonLines(stderr) };
 }
 

@@ -5,7 +5,7 @@ import { mulberry32 } from '../../bench/corpus.js';
 import { openReadOnlyDatabase } from '../../shared/adapters/local/database.js';
 import { SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
-import { admin, killAll, removeDir, runAdmin, spawnTs, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
+import { admin, killAll, removeDir, runAdmin, spawnProgram, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
 import { indexProblems } from '../support/index-invariants.js';
 import { Client } from '../support/local-service.js';
 
@@ -210,7 +210,7 @@ test('a SIGKILL during the merge of a backlog at start resumes at the next start
   const { file, records } = importFile(8_000);
   expect((await runAdmin(['import', '--tenant', tenant.tenant_id, '--file', file], env)).code).toBe(0);
   for (const [w, id] of records) live.set(w, id);
-  const child = spawnTs('local/server.ts', [], { PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'INFO' });
+  const child = spawnProgram('server', [], { PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'INFO' });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
   const exited = new Promise((resolve) => child.once('close', resolve));

@@ -3,7 +3,7 @@ import { createServer, request, type ClientRequest, type IncomingMessage } from 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, aRecord } from '../support/local-service.js';
-import { admin, killAll, removeDir, runScript, startServer, tempDir, waitFor, type Exit, type ServerProcess } from '../support/child-server.js';
+import { admin, killAll, removeDir, runProgram, startServer, tempDir, waitFor, type Exit, type ServerProcess } from '../support/child-server.js';
 
 /** `npm start` as a process: the first-start key, graceful shutdown on SIGTERM and SIGINT, bad configuration. */
 
@@ -140,7 +140,7 @@ test('a first start whose port is taken exits 1 with one clear line and stores n
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const { port } = holder.address() as AddressInfo;
   try {
-    const result = await runScript('local/server.ts', [], { PORT: String(port), MEMORY_DATA_DIR: fresh });
+    const result = await runProgram('server', [], { PORT: String(port), MEMORY_DATA_DIR: fresh });
     expect(result.code).toBe(1);
     const next = port < 65535 ? port + 1 : 8787;
     expect(result.stderr).toBe(`cannot listen on 127.0.0.1:${port}: another process uses the port. Stop it, or choose another port, e.g. PORT=${next} npm start\n`);
@@ -161,7 +161,7 @@ test('a first start whose port is taken exits 1 with one clear line and stores n
 
 test('an invalid configuration exits non-zero with a clear message on stderr', async () => {
   const data = join(dir, 'never-created');
-  const result = await runScript('local/server.ts', [], { PORT: 'abc', MEMORY_DATA_DIR: data });
+  const result = await runProgram('server', [], { PORT: 'abc', MEMORY_DATA_DIR: data });
   expect(result.code).not.toBe(0);
   expect(result.code).not.toBeNull();
   expect(result.stderr).toMatch(/invalid configuration/);

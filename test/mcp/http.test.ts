@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ROOT, waitFor } from '../support/child-server.js';
+import { programCommand, ROOT, waitFor } from '../support/child-server.js';
 import { clientEnv, startApi, textOf, type RunningApi } from './helpers.js';
 
 /** The MCP server over Streamable HTTP (`npm run mcp -- --http`), as a child process, with the official client. */
@@ -16,7 +16,8 @@ let closed: Promise<number | null>;
 
 beforeAll(async () => {
   api = await startApi();
-  mcp = spawn(process.execPath, ['--import', 'tsx', 'mcp/server.ts', '--http', '--port', '0'], {
+  const { command, args } = programCommand('mcp');
+  mcp = spawn(command, [...args, '--http', '--port', '0'], {
     cwd: ROOT,
     env: clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,7 +9,7 @@ import { RECORD_TYPES } from '../../shared/domain/record.js';
 import { RECORD_TYPE_DESCRIPTIONS } from '../../shared/domain/schemas.js';
 import { MCP_HELP } from '../../mcp/config.js';
 import { ERROR_META_KEY } from '../../mcp/format.js';
-import { killAll, removeDir, ROOT, runScript, tempDir } from '../support/child-server.js';
+import { killAll, programCommand, removeDir, ROOT, runProgram, tempDir } from '../support/child-server.js';
 import { clientEnv, startApi, textOf, type RunningApi } from './helpers.js';
 
 /**
@@ -38,8 +38,7 @@ const clientErrors: Error[] = [];
 beforeAll(async () => {
   api = await startApi();
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', 'mcp/server.ts'],
+    ...programCommand('mcp'),
     cwd: ROOT,
     env: clientEnv({ MEMORY_API_URL: api.url, MEMORY_API_KEY: api.key }),
     stderr: 'pipe',
@@ -295,14 +294,14 @@ describe('the MCP server over stdio', () => {
 
 describe('starting the MCP server', () => {
   test('without MEMORY_API_KEY it says so on stderr, prints nothing on stdout and exits with 1', async () => {
-    const result = await runScript('mcp/server.ts', [], { MEMORY_API_URL: api.url });
+    const result = await runProgram('mcp', [], { MEMORY_API_URL: api.url });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^memory MCP server: MEMORY_API_KEY is not set\. /);
   });
 
   test('a malformed command line exits with 2', async () => {
-    const result = await runScript('mcp/server.ts', ['--port', '9000'], { MEMORY_API_KEY: 'mem_x' });
+    const result = await runProgram('mcp', ['--port', '9000'], { MEMORY_API_KEY: 'mem_x' });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('--port and --host need --http');
@@ -312,7 +311,7 @@ describe('starting the MCP server', () => {
     // Exactly the Claude Desktop and Cursor entry: npm run --silent --prefix <repo> mcp, with the two
     // settings and the minimal environment an MCP client passes, started outside the repository.
     const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts ?? {};
-    if (scripts.mcp === undefined) throw new Error('package.json has no "mcp" script: add "mcp": "tsx mcp/server.ts"');
+    if (scripts.mcp === undefined) throw new Error('package.json has no "mcp" script: add "mcp": "node scripts/launch.mjs mcp"');
     const cwd = tempDir('memory-mcp-cwd-');
     const child = spawn('npm', ['run', '--silent', '--prefix', ROOT, 'mcp'], {
       cwd,

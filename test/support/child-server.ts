@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchArguments } from '../../scripts/dist.mjs';
 
-/** The project root: the children run from here so that `--import tsx` and the relative paths resolve. */
+/** The project root: the children run from here, so that the relative paths resolve. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A fresh temporary data directory; remove it with `removeDir`. */
@@ -37,9 +38,21 @@ export interface Exit {
 /** Every child started by this module and not yet exited, so that `killAll` can end them after a test. */
 const live = new Set<ChildProcess>();
 
-/** Starts `file` with tsx from the project root, with `childEnv(env)`; `killAll` ends it if it is still running. */
-export function spawnTs(file: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+/** The programs a user runs, by the name scripts/launch.mjs knows them by. */
+export type Program = 'server' | 'admin' | 'memory' | 'mcp';
+
+/**
+ * The command line of `program` as the npm scripts run it: compiled, through scripts/launch.mjs (the
+ * global setup has built dist/ from the current sources, so no child builds).
+ */
+export function programCommand(program: Program): { command: string; args: string[] } {
+  return { command: process.execPath, args: launchArguments(program) };
+}
+
+/** Starts `program` from the project root, with `childEnv(env)`; `killAll` ends it if it is still running. */
+export function spawnProgram(program: Program, args: string[], env: Record<string, string>): ChildProcess {
+  const { command, args: launch } = programCommand(program);
+  const child = spawn(command, [...launch, ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,14 +77,15 @@ export interface AdminResult {
   error: any;
 }
 
-/** Runs `local/admin.ts` with `args` as a child process and waits for it to exit. */
+/** Runs the admin CLI with `args` as a child process and waits for it to exit. */
 export function runAdmin(args: string[], env: Record<string, string>): Promise<AdminResult> {
-  return runScript('local/admin.ts', args, env);
+  return runProgram('admin', args, env);
 }
 
-/** Runs a TypeScript entry point of the project as a child process, with `childEnv(env)`, and waits for it to exit. */
-export function runScript(file: string, args: string[], env: Record<string, string>, input = ''): Promise<AdminResult> {
-  return runCommand(process.execPath, ['--import', 'tsx', file, ...args], childEnv(env), input);
+/** Runs `program` as a child process, with `childEnv(env)` and `input` on its stdin, and waits for it to exit. */
+export function runProgram(program: Program, args: string[], env: Record<string, string>, input = ''): Promise<AdminResult> {
+  const { command, args: launch } = programCommand(program);
+  return runCommand(command, [...launch, ...args], childEnv(env), input);
 }
 
 /** `text` as JSON; undefined when it is empty or not JSON. */
@@ -132,11 +146,11 @@ export async function waitFor(check: () => boolean, timeoutMs: number, what: str
 }
 
 /**
- * Starts `local/server.ts` on an ephemeral port (PORT=0) and resolves once it has printed the address it
- * listens on. Rejects with its stderr if it exits first.
+ * Starts the server on an ephemeral port (PORT=0) and resolves once it has printed the address it listens
+ * on. Rejects with its stderr if it exits first.
  */
 export function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawnTs('local/server.ts', [], { PORT: '0', MEMORY_DATA_DIR: dataDir, ...env });
+  const child = spawnProgram('server', [], { PORT: '0', MEMORY_DATA_DIR: dataDir, ...env });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));

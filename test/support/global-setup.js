@@ -1,6 +1,7 @@
 // Plain JavaScript: Jest loads global setup outside its ESM transform, so this file imports the
 // TypeScript launcher through tsx.
 import { tsImport } from 'tsx/esm/api';
+import { currentBuild } from '../../scripts/dist.mjs';
 
 /**
  * Starts one DynamoDB Local for the whole run and hands its endpoint to the test workers through the
@@ -8,6 +9,9 @@ import { tsImport } from 'tsx/esm/api';
  * DynamoDB suites are skipped, and say why.
  */
 export default async function globalSetup() {
+  // The suites run the programs as users do, compiled (scripts/launch.mjs): build dist/ once here when a
+  // source changed, rather than in every child the first suites start at once.
+  await currentBuild((line) => process.stderr.write(`\n${line}\n`));
   const { dynamoDbLocalUnavailable, startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
   const unavailable = dynamoDbLocalUnavailable();
   if (unavailable) {
