@@ -285,3 +285,16 @@ test('an index from before the analyzer read clitics and identifiers is rebuilt 
     sqlite.close();
   }
 });
+
+test('a database a later version migrated is refused, unchanged, where it was opened as if it were current', () => {
+  const file = join(dir, 'memory.db');
+  openSqliteAdapters(file).close();
+  const later = MIGRATIONS.length + 1;
+  const raw = new Database(file);
+  raw.pragma(`user_version = ${later}`);
+  raw.close();
+  expect(() => openSqliteAdapters(file)).toThrow(`has schema version ${later}, newer than this version of the service knows (${MIGRATIONS.length})`);
+  const after = new Database(file, { readonly: true });
+  expect(after.pragma('user_version', { simple: true })).toBe(later);
+  after.close();
+});

@@ -216,7 +216,12 @@ export function openDatabase(file: string, { mustExist = false }: { mustExist?: 
   // The merge thread checkpoints after each merge, off the server's thread; this is the bound when it
   // does not (SQLite's default is 1 000 pages, which a merge's steps pass every few seconds).
   db.pragma('wal_autocheckpoint = 10000');
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
@@ -249,6 +254,14 @@ export function openRelaxedConnection(db: Db): Db {
 function migrate(db: Db): void {
   const apply = db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;
+    // A later version of the service migrated this file: this one would read and write tables it does not
+    // know the shape of. Going back is restoring the backup taken before the upgrade (docs/running.md).
+    if (version > MIGRATIONS.length) {
+      throw new Error(
+        `the database ${db.name} has schema version ${version}, newer than this version of the service knows (${MIGRATIONS.length}): ` +
+          'a later version migrated it. Run that version or a later one, or restore a backup taken before the upgrade (docs/running.md, "Upgrades").',
+      );
+    }
     for (let v = version; v < MIGRATIONS.length; v++) {
       db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
