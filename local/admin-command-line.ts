@@ -39,6 +39,9 @@ const OPTIONS = {
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
   confirm: { type: 'boolean' },
+  to: { type: 'string' },
+  from: { type: 'string' },
+  force: { type: 'boolean' },
   backend: { type: 'string' },
   create: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -63,7 +66,12 @@ const COMMANDS: Record<string, { options: readonly OptionName[]; required?: Part
   usage: { options: ['tenant', 'month'] },
   export: { options: ['tenant'], required: { tenant: '<tenant_id>' } },
   import: { options: ['tenant', 'file'], required: { tenant: '<tenant_id>' } },
+  backup: { options: ['to', 'force'], required: { to: '<file>' } },
+  restore: { options: ['from'], required: { from: '<file>' } },
 };
+
+/** The commands that copy the database file, which no --create can make: they open no stores (admin-backup.ts). */
+const FILE_COMMANDS = ['backup', 'restore'];
 
 /** The longest tenant name, in characters. */
 const NAME_MAX = 100;
@@ -116,7 +124,8 @@ export function parseCommandLine(argv: string[]) {
   if (command === 'tenant update' && TENANT_FIELDS.every((o) => values[o] === undefined)) {
     throw usage(`tenant update needs at least one of ${TENANT_FIELDS.map((o) => `--${o}`).join(', ')}`);
   }
-  if (values.file === '') throw usage('--file must name a file');
+  if (values.create && FILE_COMMANDS.includes(command)) throw usage(`${command} does not take --create`);
+  for (const option of ['file', 'to', 'from'] as const) if (values[option] === '') throw usage(`--${option} must name a file`);
   const month = values.month ?? quotaMonth(new Date());
   if (!isQuotaMonth(month)) throw usage('--month must be YYYY-MM');
   return {
@@ -127,6 +136,9 @@ export function parseCommandLine(argv: string[]) {
     create: values.create === true,
     tenant: values.tenant,
     file: values.file,
+    to: values.to,
+    from: values.from,
+    force: values.force === true,
     confirm: values.confirm === true,
     month,
     name: values.name === undefined ? undefined : tenantName(values.name),

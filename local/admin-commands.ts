@@ -2,6 +2,7 @@
 import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import type { KeyStore } from '../shared/ports.js';
 import type { Limits, Tenant } from '../shared/domain/tenant.js';
+import { backupTo, restoreFrom } from './admin-backup.js';
 import { causeOf, CliError } from './admin-cli-error.js';
 import type { CommandLine } from './admin-command-line.js';
 import { effectiveThrottle, moveKeys, registerIssued } from './admin-gateway-keys.js';
@@ -36,6 +37,20 @@ export const COMMAND_HANDLERS: Record<string, (context: CommandContext) => Promi
   usage: usageReport,
   export: exportTenant,
   import: importTenant,
+};
+
+/** What a command that copies the database file is run with: no stores, which it neither needs nor may open (admin-backup.ts). */
+export interface FileCommandContext {
+  line: CommandLine;
+  config: LocalConfig;
+  /** Writes a progress line on stderr. */
+  progress: (text: string) => void;
+}
+
+/** The commands that copy the database file, by name, on the SQLite backend only: they return what the CLI prints. */
+export const FILE_COMMAND_HANDLERS: Record<string, (context: FileCommandContext) => Promise<unknown>> = {
+  backup: ({ line, config, progress }) => backupTo(line.to!, line.force, config, progress),
+  restore: ({ line, config, progress }) => restoreFrom(line.from!, config, progress),
 };
 
 /** Makes a tenant with a first key (registered with API Gateway on a deployed stack) and prints the key. */

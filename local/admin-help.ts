@@ -11,14 +11,16 @@ export const ADMIN_HELP = `Usage: npm run --silent admin -- [--backend sqlite|dy
   usage [--tenant <tenant_id>] [--month YYYY-MM]
   export --tenant <tenant_id>                   > records.ndjson
   import --tenant <tenant_id> [--file <path>]   (without --file, from stdin)
+  backup --to <file> [--force]
+  restore --from <file>                         (into a MEMORY_DATA_DIR without a database)
 
 Every command prints JSON on stdout (export: NDJSON). Errors print {"error", "message"} on stderr and exit
 with 1 (2 for a malformed command); every line on stderr is JSON. It reads the same settings as the server: MEMORY_BACKEND (default sqlite),
 MEMORY_DATA_DIR (default ./.memory) for SQLite; DYNAMODB_ENDPOINT, AWS_REGION and the MEMORY_*_TABLE
 names for DynamoDB. --backend overrides MEMORY_BACKEND.
 
-It works on data that exists: where there is none (no memory.db in MEMORY_DATA_DIR, no tables at
-DYNAMODB_ENDPOINT) it exits 1 with error no_database and creates nothing. --create makes a new database
+It works on data that exists (restore excepted): where there is none (no memory.db in MEMORY_DATA_DIR,
+no tables at DYNAMODB_ENDPOINT) it exits 1 with error no_database and creates nothing. --create makes a new database
 there (or the tables, on DynamoDB Local). Tenant names are unique, whatever their case: tenant create
 with a name in use exits 1 with error name_taken and the tenant_id that has it.
 
@@ -36,6 +38,17 @@ can be run again), counts against no quota, and prints {imported, skipped, taken
 another tenant holds, which SQLite keeps unique). A line that is not a valid record is reported on
 stderr with its line number and not imported; the other lines are, and the command then exits 1 with
 error invalid_lines. Progress of long runs goes to stderr as {"progress": …} lines.
+
+backup copies the SQLite database (records, search index, tenants, keys, counters) into <file> as it was
+at one instant, while the server runs and writes, and prints {file, bytes, records, tenants,
+schema_version, taken_at}. It writes <file>.<pid>.partial first and gives it the name only once it is
+complete, so <file> is never half-written. A file that exists is kept (error file_exists) unless --force,
+which replaces it that way. restore --from <file> checks the file (a database of this service, a schema
+version this version knows, SQLite's integrity check) on a copy, and only then makes that copy the
+memory.db of MEMORY_DATA_DIR (made if need be); where that directory holds a database already, it exits 1
+with error database_exists and changes nothing: stop the server, restore into a new, empty directory, and
+start the server there (it migrates a backup of an older version as an upgrade). Both work on SQLite only;
+on the dynamodb backend they exit 1 with error unsupported_backend (DynamoDB backs its tables up itself).
 
 Against a deployed stack (the dynamodb backend with MEMORY_API_ID, MEMORY_API_STAGE and
 MEMORY_DEFAULT_USAGE_PLAN_ID from the stack's outputs), tenant create and key create also register the new

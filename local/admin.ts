@@ -2,13 +2,15 @@
  * The admin CLI (`npm run admin`): runs one command on the configured backend's stores and prints its
  * result as JSON. Its parts: the help (admin-help.ts), the command line (admin-command-line.ts), the
  * commands (admin-commands.ts) with API Gateway's side of keys (admin-gateway-keys.ts), tenant delete
- * (admin-tenant-delete.ts), export and import (admin-records.ts), and its streams (admin-io.ts).
+ * (admin-tenant-delete.ts), export and import (admin-records.ts), backup and restore (admin-backup.ts),
+ * and its streams (admin-io.ts).
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CliError, usage } from './admin-cli-error.js';
 import { parseCommandLine } from './admin-command-line.js';
-import { COMMAND_HANDLERS } from './admin-commands.js';
+import { requireSqliteBackend } from './admin-backup.js';
+import { COMMAND_HANDLERS, FILE_COMMAND_HANDLERS } from './admin-commands.js';
 import { ADMIN_HELP } from './admin-help.js';
 import { importInput, jsonLine, processIo, type AdminIo, type ImportInput } from './admin-io.js';
 import type { AdminStores } from './backend.js';
@@ -28,6 +30,9 @@ export async function adminCommand(
   const line = parseCommandLine(argv);
   if (line.help) return ADMIN_HELP;
   const { command } = line;
+  const fileCommand = FILE_COMMAND_HANDLERS[command];
+  // Before the configuration: on DynamoDB the refusal says what backs it up, whatever else is set.
+  if (fileCommand) requireSqliteBackend(command, line.backend ?? env.MEMORY_BACKEND);
 
   let config: LocalConfig;
   try {
@@ -35,6 +40,9 @@ export async function adminCommand(
   } catch (error) {
     throw new CliError('invalid_configuration', (error as Error).message);
   }
+  const progress = (text: string) => jsonLine(io.stderr, { progress: text });
+  // backup and restore open no stores: the one reads the file as a snapshot, the other needs it absent.
+  if (fileCommand) return await fileCommand({ line, config, progress });
   if (line.create && config.aws && !config.aws.dynamodbEndpoint) {
     throw usage('--create makes tables on DynamoDB Local only (DYNAMODB_ENDPOINT); on AWS the stack makes them (cdk deploy)');
   }
@@ -49,7 +57,6 @@ export async function adminCommand(
     if (error instanceof NoDatabaseError) throw new CliError('no_database', error.message, 1, error.details);
     throw error;
   }
-  const progress = (text: string) => jsonLine(io.stderr, { progress: text });
   // Every handler awaits what it returns, and so does this: the stores close in `finally`, which would not
   // wait for a promise returned as it is.
   try {

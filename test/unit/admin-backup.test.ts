@@ -1,0 +1,65 @@
+import Database from 'better-sqlite3';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { adminCommand } from '../../local/admin.js';
+import { BACKUP_PAGES_PER_STEP } from '../../shared/adapters/local/backup.js';
+import { openDatabase } from '../../shared/adapters/local/database.js';
+import { removeDir, tempDir } from '../support/child-server.js';
+
+/**
+ * `admin backup` in process, on a database of several backup steps: a progress line per tenth of the copy
+ * on stderr, each JSON, in order, and the copy whole. test/e2e/backup.test.ts runs it as a process beside a
+ * server; test/model/backup.model.test.ts checks the snapshot.
+ */
+
+let dir: string;
+beforeAll(() => {
+  dir = tempDir('memory-admin-backup-');
+});
+afterAll(() => removeDir(dir));
+
+test('a backup of a database larger than a step reports its progress by tenths on stderr, and the copy is whole', async () => {
+  const dataDir = join(dir, 'data');
+  const db = openDatabase(join(dataDir, 'memory.db'));
+  // Some 6 MB of records, 1 500 pages and more: a copy of more than one step of BACKUP_PAGES_PER_STEP pages.
+  const insert = db.prepare(`INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, created_at)
+                             VALUES (?, ?, 't', 'agent', 'fact', ?, ?, '2026-01-01T00:00:00.000Z')`);
+  db.transaction(() => {
+    for (let i = 1; i <= 600; i++) insert.run(i, `id-${i}`, `Record ${i}`, `body ${i} `.repeat(1000));
+  })();
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  db.close();
+  expect(pages).toBeGreaterThan(BACKUP_PAGES_PER_STEP);
+
+  let err = '';
+  const stderr = new PassThrough().setEncoding('utf8');
+  stderr.on('data', (s: string) => (err += s));
+  const file = join(dir, 'big.db');
+  const result = (await adminCommand(['backup', '--to', file], { MEMORY_DATA_DIR: dataDir }, undefined, {
+    stdin: Readable.from([]),
+    stdout: new PassThrough(),
+    stderr,
+  })) as { records: number };
+  await new Promise((r) => setImmediate(r));
+
+  const lines = err.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { progress: string });
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.length).toBeLessThanOrEqual(9);
+  const copied = lines.map(({ progress }) => {
+    const m = /^backup: (\d+) of (\d+) pages copied \((\d+) %\)$/.exec(progress);
+    expect(m).not.toBeNull();
+    expect(Number(m![2])).toBe(pages);
+    return Number(m![1]);
+  });
+  expect(copied).toEqual([...copied].sort((a, b) => a - b));
+  expect(result.records).toBe(600);
+  const copy = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    expect(copy.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    expect(copy.prepare('SELECT count(*) FROM records').pluck().get()).toBe(600);
+  } finally {
+    copy.close();
+  }
+  expect(readdirSync(dir).sort()).toEqual(['big.db', 'data']);
+});
