@@ -1,5 +1,5 @@
 import { ENGLISH_STOP_WORDS, QUERY_FUNCTION_WORDS } from './stop-words.js';
-import { isBlank } from './text.js';
+import { isBlank } from '../text/blank.js';
 import { dropClitics, TOKEN } from '../text/tokens.js';
 
 /**

@@ -16,17 +16,8 @@ export function codePoints(s: string): number {
   return n;
 }
 
-/**
- * Characters that show nothing: white space (including no-break spaces), control characters, and the
- * default-ignorable code points (zero-width spaces and joiners, the byte order mark, variation selectors,
- * the Hangul fillers). A text made only of these reads as empty to a person and holds no searchable word.
- */
-const INVISIBLE = /^[\p{White_Space}\p{Cc}\p{Default_Ignorable_Code_Point}]*$/u;
-
-/** True when the text has no visible character (see INVISIBLE): empty, spaces, zero-width characters. */
-export function isBlank(s: string): boolean {
-  return INVISIBLE.test(s);
-}
+/** When a text is blank (no visible character): shared/text/blank.ts, where the console's bundle can import it. */
+export { isBlank } from '../text/blank.js';
 
 /** The index (in UTF-16 code units) of the first unpaired surrogate, or -1 when the string is well-formed. */
 export function unpairedSurrogateAt(s: string): number {

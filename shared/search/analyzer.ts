@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { dropClitics, TOKEN } from '../text/tokens.js';
+import { CLITIC_SOURCE, dropClitics, TOKEN, TOKEN_SOURCE } from '../text/tokens.js';
 
 /**
  * The analyzer: the one function that turns text into the terms the index stores and a query looks up,
@@ -91,4 +91,120 @@ export function analyze(text: string): string[] {
 export function allTerms(text: string): string[] {
   const field = analyzeField(text);
   return [...field.wholes.map((w) => w.term), ...field.terms];
+}
+
+/** A word of a text, or an identifier whole, where it stands in the text as given, with its term. */
+export interface TermSpan {
+  /** UTF-16 offsets into the text as given: `text.slice(start, end)` is the word or identifier. */
+  start: number;
+  end: number;
+  /** The term the index stores for it. */
+  term: string;
+  /** An identifier whole ("inv-2024-0042"), which also stands as its words; false for a word. */
+  whole: boolean;
+}
+
+/**
+ * The text's terms with where each stands in the text as given, for showing a person where a search matched
+ * (the console marks them): the words in order, as `analyze` gives them, and each identifier whole after its
+ * words. The text is read as `tokens` reads it (folded, clitics dropped, cut into tokens), keeping for each
+ * character where it came from; a test holds the terms to `analyzeField`'s.
+ */
+export function termSpans(text: string): TermSpan[] {
+  const spans: TermSpan[] = [];
+  const { folded, from, to } = foldedWithOffsets(text);
+  const { cut, toFolded } = withoutClitics(folded);
+  const span = (start: number, end: number, whole: boolean) =>
+    spans.push({ start: from(toFolded(start)), end: to(toFolded(end - 1)), term: termOf(cut.slice(start, end)), whole });
+  const word = new RegExp(WORD.source, 'gu');
+  for (const token of cut.matchAll(new RegExp(TOKEN_SOURCE, 'gu'))) {
+    const start = token.index;
+    const end = start + token[0].length;
+    word.lastIndex = start;
+    let words = 0;
+    for (let w = word.exec(cut); w !== null && w.index < end; w = word.exec(cut)) {
+      span(w.index, w.index + w[0].length, false);
+      words++;
+    }
+    if (words > 1) span(start, end, true);
+  }
+  return spans;
+}
+
+/**
+ * A run of ASCII that no combining mark follows (folded by lower-casing alone, a character for a character),
+ * or one character with its combining marks, or a run of Hangul jamo (which NFKC joins into syllables): the
+ * pieces `fold` is applied to one at a time, so that each character folded knows where it came from.
+ */
+const ASCII = /^[\0-\x7f]+$/;
+const FOLD_PIECE = /[\0-\x7f]+(?!\p{M})|[\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]+\p{M}*|[^]\p{M}*/gu;
+
+/** Offsets into the text of a folded character: where the piece it came from starts (`from`) and ends (`to`). */
+type Offset = (at: number) => number;
+
+/**
+ * The text folded as `fold` folds it, with, for each of its UTF-16 units, the offsets in the text of the
+ * piece it came from (`from`, `to`). Folded a piece at a time, except for the capital sigma, whose lower
+ * case (σ, or the final ς) depends on the letters around it: it is lower-cased as the whole text's
+ * lower-casing makes it.
+ */
+function foldedWithOffsets(text: string): { folded: string; from: Offset; to: Offset } {
+  if (PLAIN_ASCII.test(text)) return { folded: text.toLowerCase(), from: (at) => at, to: (at) => at + 1 };
+  const from: number[] = [];
+  const to: number[] = [];
+  const parts: string[] = [];
+  for (const piece of finalSigmas(text).matchAll(FOLD_PIECE)) {
+    const ascii = ASCII.test(piece[0]);
+    const folded = ascii ? piece[0].toLowerCase() : fold(piece[0]);
+    for (let i = 0; i < folded.length; i++) {
+      from.push(ascii ? piece.index + i : piece.index);
+      to.push(ascii ? piece.index + i + 1 : piece.index + piece[0].length);
+    }
+    parts.push(folded);
+  }
+  return { folded: parts.join(''), from: (at) => from[at]!, to: (at) => to[at]! };
+}
+
+/**
+ * The text with each capital sigma lower-cased as the whole text's lower-casing makes it, σ or the final ς.
+ * The same length as the text: the one capital whose lower case is longer (U+0130, İ) is read as another.
+ */
+function finalSigmas(text: string): string {
+  if (!text.includes('\u03a3')) return text;
+  const lower = text.replace(/\u0130/g, 'I').toLowerCase();
+  return text.replace(/\u03a3/g, (_, at: number) => lower[at]!);
+}
+
+const CLITIC = new RegExp(CLITIC_SOURCE, 'giu');
+
+/**
+ * The text without its English clitics, as `dropClitics` leaves it (so "a's_b" is the identifier "a_b", as
+ * the analyzer reads it), and where each of its characters stands in the text.
+ */
+function withoutClitics(text: string): { cut: string; toFolded: Offset } {
+  if (!text.includes("'") && !text.includes('\u2019')) return { cut: text, toFolded: (at) => at };
+  const parts: string[] = [];
+  // From index `from` of the cut text on, its characters stand `by` further on in the text.
+  const shifts: { from: number; by: number }[] = [{ from: 0, by: 0 }];
+  let last = 0;
+  let by = 0;
+  for (const clitic of text.matchAll(CLITIC)) {
+    parts.push(text.slice(last, clitic.index));
+    by += clitic[0].length;
+    last = clitic.index + clitic[0].length;
+    shifts.push({ from: last - by, by });
+  }
+  parts.push(text.slice(last));
+  const toFolded = (at: number) => {
+    // The last shift that starts at or before `at`.
+    let low = 0;
+    let high = shifts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (shifts[mid]!.from <= at) low = mid;
+      else high = mid - 1;
+    }
+    return at + shifts[low]!.by;
+  };
+  return { cut: parts.join(''), toFolded };
 }

@@ -1,4 +1,7 @@
-import { analyzeField } from '../../shared/search/analyzer.js';
+import fc from 'fast-check';
+import { analyze, analyzeField, termSpans } from '../../shared/search/analyzer.js';
+import { matchSpans } from '../../shared/search/matches.js';
+import { clausesOf } from '../../shared/search/query.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { ANALYZER_CASES } from '../support/analyzer-cases.js';
 
@@ -25,4 +28,70 @@ test("the parser drops clitics before its stop words and keeps an identifier who
   expect(parseQuery("What's the user's name?")).toEqual({ terms: ['user', 'name'], phrases: [] });
   expect(parseQuery("it's")).toEqual({ terms: [], phrases: [] });
   expect(parseQuery('INV-2024-0042 "user’s INV-2024-0042"')).toEqual({ terms: ['inv-2024-0042'], phrases: [['user', 'inv-2024-0042']] });
+});
+
+describe('termSpans: the terms with where they stand in the text as given (what the console marks)', () => {
+  test('a word, a possessive and an identifier, each at its offsets with its term', () => {
+    const text = "The User's INV-2024-0042 paid";
+    expect(termSpans(text).map((s) => [text.slice(s.start, s.end), s.term, s.whole])).toEqual([
+      ['The', 'the', false],
+      ['User', 'user', false],
+      ['INV', 'inv', false],
+      ['2024', '2024', false],
+      ['0042', '0042', false],
+      ['INV-2024-0042', 'inv-2024-0042', true],
+      ['paid', 'paid', false],
+    ]);
+  });
+
+  test.each(ANALYZER_CASES)('the terms of analyzeField: $text', ({ text }) => {
+    const spans = termSpans(text);
+    const { terms, wholes } = analyzeField(text);
+    expect(spans.filter((s) => !s.whole).map((s) => s.term)).toEqual(terms);
+    expect(spans.filter((s) => s.whole).map((s) => s.term)).toEqual(expect.arrayContaining(wholes.map((w) => w.term)));
+  });
+
+  test('on any text of letters (accented, combining, ligatures, capitals, sigmas, jamo), digits, joiners, apostrophes and spaces, the terms are analyzeField’s', () => {
+    const piece = fc.constantFrom(
+      ...['a', 'B', 'e', 'É', 'é', '\u0301', 'ﬁ', 'İ', 'ß', 'ǅ', 'z', 'Σ', 'σ', 'ж', '日', '\u1100', '\u1161', '\u11a8', 'Ⅻ', '①', '²'],
+      ...['1', '0', '-', '_', '.', '/', "'", '’', 's', 't', 're', ' ', '\n', ',', '?', 'ing', 'ed', 'user', 'USERS'],
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }).map((pieces) => pieces.join('')), (text) => {
+        const spans = termSpans(text);
+        const { terms, wholes } = analyzeField(text);
+        expect(spans.filter((s) => !s.whole).map((s) => s.term)).toEqual(terms);
+        expect(spans.filter((s) => s.whole).map((s) => s.term)).toEqual(expect.arrayContaining(wholes.map((w) => w.term)));
+        // Each span is where its word stands: its term is that text, analyzed alone (where a sigma is final
+        // depends on what follows it).
+        const sigma = (term: string) => term.replace(/ς/g, 'σ');
+        for (const s of spans.filter((span) => !span.whole)) expect(analyze(text.slice(s.start, s.end)).map(sigma)).toContain(sigma(s.term));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('matchSpans: where a query matches, as the engine matches it', () => {
+  const marked = (q: string, text: string) => matchSpans(text, clausesOf(parseQuery(q)!)).map((s) => text.slice(s.start, s.end));
+
+  test("stems and possessives: user matches user's and Users, prefer matches preferences", () => {
+    expect(marked('user', "The user's settings; Users agree")).toEqual(['user', 'Users']);
+    expect(marked('What does the user prefer?', 'Stored preferences: preferred language')).toEqual(['preferences', 'preferred']);
+    expect(marked('preferences', 'I prefer tea')).toEqual(['prefer']);
+  });
+
+  test('the stop words the parser drops are not marked; a query of only function words marks them', () => {
+    expect(marked('When did the user move to Berlin?', 'The user moved to Berlin in March')).toEqual(['user', 'moved', 'Berlin']);
+    expect(marked('what did you do?', 'What you did')).toEqual(['What', 'you', 'did']);
+  });
+
+  test('a phrase matches its words in order and next to each other only', () => {
+    expect(marked('"dark mode"', 'Dark mode on; mode dark; dark and mode')).toEqual(['Dark mode']);
+    expect(marked('"the user\'s name"', "The user's name")).toEqual(["The user's name"]);
+  });
+
+  test('an identifier matches whole, and by its words', () => {
+    expect(marked('INV-2024-0042', 'Paid INV-2024-0042, not INV-2024-0057')).toEqual(['INV-2024-0042', 'INV', '2024', '0042', 'INV', '2024']);
+  });
 });
