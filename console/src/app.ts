@@ -44,6 +44,15 @@ export function routeHref(name: string, params: Record<string, string | undefine
   return `#/${name}${arg === undefined ? '' : `/${encodeURIComponent(arg)}`}${query ? `?${query}` : ''}`;
 }
 
+/**
+ * The list a record was opened from, as its route carries it (`back`): a records or search route of this
+ * console, where the record's back link and a delete return; else the records.
+ */
+export function backOf(route: Route): string {
+  const back = route.params.get('back') ?? '';
+  return /^#\/(records|search)(\?|$)/.test(back) ? back : '#/records';
+}
+
 interface Shell {
   main: HTMLElement;
   nav: HTMLElement;
@@ -63,6 +72,8 @@ export class ConsoleApp {
   private generation = 0;
   /** A message said just before a navigation (a record deleted) stays for the next view, and only for it. */
   private keepSaid = false;
+  /** Counts the changes this console made to which records there are (deletes, forgets): a count taken before one is stale. */
+  changes = 0;
 
   constructor(
     private readonly shell: Shell,
@@ -267,8 +278,10 @@ export class ConsoleApp {
     this.keepSaid = false;
     const route = parseRoute(location.hash);
     const view = this.views[route.name] ?? this.views.records!;
+    // A record belongs to the list it was opened from: the records, or a search.
+    const section = route.name === 'record' ? parseRoute(backOf(route)).name : route.name;
     for (const link of this.shell.nav.querySelectorAll('a')) {
-      const current = link.getAttribute('href') === `#/${route.name}` || (route.name === 'record' && link.getAttribute('href') === '#/records');
+      const current = link.getAttribute('href') === `#/${section}`;
       if (current) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }

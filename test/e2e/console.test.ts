@@ -1,8 +1,9 @@
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core), against the real local
  * server started as `npm start` starts it: the README's path (paste the printed key, find the record written
- * with curl, read it, delete it), search, forget with its dry run, usage, errors, limited keys, text that
- * holds markup, phone width and the keyboard. It takes the screenshots of docs/console.md: into a temporary
+ * with curl, read it, delete it), the count of records, the filters lined up as drawn, search (the words
+ * marked as the service matched them, the snippet), a delete that returns to its search, forget with its
+ * dry run, usage, errors, limited keys, text that holds markup, phone width and the keyboard. It takes the screenshots of docs/console.md: into a temporary
  * directory normally, into docs/console/ with `npm run screenshots`.
  *
  * Without chromium (set CHROMIUM_PATH, or install Debian's `chromium`) the suite is one skipped test that
@@ -94,6 +95,56 @@ if (!CHROMIUM) {
       throw new Error(`expected the text ${String(expected)}, saw ${JSON.stringify(last)}`);
     }
   };
+  /**
+   * The filters of the view as drawn, row by row (fields whose boxes overlap vertically share a row): where
+   * each one's label, control (a text box, date or select), checkbox and hint stand.
+   */
+  const filterRows = async () => {
+    type Box = { x: number; y: number; width: number; height: number };
+    const boxOf = async (locator: Locator): Promise<Box | null> => ((await locator.count()) === 0 ? null : locator.first().boundingBox());
+    const fields: { name: string; item: Box; label: Box; control: Box | null; check: Box | null; hint: Box | null }[] = [];
+    for (const item of await main().locator('form.filters > .field').all()) {
+      fields.push({
+        name: (await item.locator('.field-label').textContent()) ?? '',
+        item: (await item.boundingBox())!,
+        label: (await boxOf(item.locator('.field-label')))!,
+        control: await boxOf(item.locator('input:not([type="checkbox"]), select')),
+        check: await boxOf(item.locator('input[type="checkbox"]')),
+        hint: await boxOf(item.locator('.hint')),
+      });
+    }
+    const rows: (typeof fields)[] = [];
+    for (const field of fields.sort((a, b) => a.item.y - b.item.y)) {
+      const row = rows.at(-1);
+      if (row && row.some((f) => field.item.y < f.item.y + f.item.height - 1)) row.push(field);
+      else rows.push([field]);
+    }
+    return rows.map((row) => row.sort((a, b) => a.item.x - b.item.x));
+  };
+  /**
+   * The filters line up: in each row, every label at one height, every control at one height and of one
+   * height, every hint at one height, and a checkbox centred on the controls' line.
+   */
+  const expectFiltersAligned = async (expectedRows: string[][]) => {
+    const rows = await filterRows();
+    expect(rows.map((row) => row.map((f) => f.name))).toEqual(expectedRows);
+    // What is out of line, as "Agent, Type: labels 3 px apart"; none, when the filters line up.
+    const misaligned: string[] = [];
+    const same = (row: typeof rows[number], what: string, values: number[]) => {
+      const spread = values.length === 0 ? 0 : Math.max(...values) - Math.min(...values);
+      if (spread > 1) misaligned.push(`${row.map((f) => f.name).join(', ')}: ${what} ${spread.toFixed(1)} px apart`);
+    };
+    for (const row of rows) {
+      const boxed = row.filter((f) => f.control !== null);
+      same(row, 'labels', boxed.map((f) => f.label.y));
+      same(row, 'controls', boxed.map((f) => f.control!.y));
+      same(row, 'control heights', boxed.map((f) => f.control!.height));
+      same(row, 'hints', row.filter((f) => f.hint !== null && f.check === null).map((f) => f.hint!.y));
+      const line = boxed.map((f) => f.control!.y + f.control!.height / 2);
+      for (const f of row.filter((f) => f.check !== null && boxed.length > 0)) same(row, 'checkbox and controls', [f.check!.y + f.check!.height / 2, ...line]);
+    }
+    expect(misaligned).toEqual([]);
+  };
   /** Enters a key at the prompt; the console then opens the view of the location's hash, here the records. */
   const connect = async (apiKey: string) => {
     await page.evaluate(() => history.replaceState(null, '', '#/records'));
@@ -125,9 +176,15 @@ if (!CHROMIUM) {
     await main().getByRole('heading', { name: 'Records' }).waitFor();
     await page.getByRole('link', { name: 'The user prefers dark mode' }).waitFor();
     await seeText(page.locator('#who'), including(`Tenant ${tenantId}`));
-    // Newest first.
+    // Newest first, with how many records the tenant holds.
     const titles = await main().locator('.records li a').allTextContents();
     expect(titles).toEqual(['The user moved to Berlin in March 2024', 'Lunch order: Sam prefers the vegetarian curry', 'The user prefers dark mode']);
+    await seeText(main().locator('.summary'), 'This tenant holds 3 records (superseded ones not counted). Page 1 shows 1–3, newest first.');
+    // The filters line up, the dates and their "UTC" hint with the rest.
+    await expectFiltersAligned([
+      ['Agent', 'Type', 'Client', 'Include superseded'],
+      ['Created on or after', 'Created before'],
+    ]);
     await shot('records');
 
     // The key is kept in this tab's sessionStorage only: not in the URL, a cookie or localStorage.
@@ -159,7 +216,7 @@ if (!CHROMIUM) {
     await dialog.getByRole('button', { name: 'Delete record' }).click();
     await main().getByRole('heading', { name: 'Records' }).waitFor();
     await seeText(page.locator('#status'), including('Deleted the record “The user prefers dark mode”'));
-    await main().locator('.summary').waitFor();
+    await seeText(main().locator('.summary'), 'This tenant holds 2 records (superseded ones not counted). Page 1 shows 1–2, newest first.');
     expect(await main().locator('.records li a').allTextContents()).toEqual(['The user moved to Berlin in March 2024', 'Lunch order: Sam prefers the vegetarian curry']);
     expect((await api.request('GET', `/api/v1/record/${curlId}`)).status).toBe(404);
   });
@@ -259,22 +316,52 @@ if (!CHROMIUM) {
     await page.getByLabel('Agent').fill('pager');
     await page.getByLabel('Type').selectOption('signal');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    // The unfiltered list may also say "Page 1: 25 records": wait for the filtered one's newest record.
     await main().getByRole('link', { name: 'Page note 27' }).waitFor();
-    await seeText(main().locator('.summary'), 'Page 1: 25 records, newest first.');
+    // The count covers every page, not only the one shown.
+    await seeText(main().locator('.summary'), '27 records match. Page 1 shows 1–25, newest first.');
     const first = await main().locator('.records li a').allTextContents();
     expect(first[0]).toBe('Page note 27');
     await page.getByRole('link', { name: 'Older →' }).click();
-    await seeText(main().locator('.summary'), 'Page 2: 2 records, newest first.');
+    await seeText(main().locator('.summary'), '27 records match. Page 2 shows 26–27, newest first.');
     const second = await main().locator('.records li a').allTextContents();
     expect([...first, ...second]).toEqual(Array.from({ length: 27 }, (_, i) => `Page note ${String(27 - i).padStart(2, '0')}`));
     expect(await page.getByRole('link', { name: 'Older →' }).count()).toBe(0);
     await page.getByRole('link', { name: '← Newer' }).click();
-    await seeText(main().locator('.summary'), 'Page 1: 25 records, newest first.');
+    await seeText(main().locator('.summary'), '27 records match. Page 1 shows 1–25, newest first.');
     await expect(page.getByLabel('Agent').inputValue()).resolves.toBe('pager');
   });
 
-  test('search shows rank and title, the body on demand, and marks the words of the question', async () => {
+  test('the count stops at 1,000 records and says so, after at most ten calls; a count that fails leaves the page shown', async () => {
+    const sample = (await api.request('GET', '/api/v1/record?limit=1')).body.records[0];
+    const counted: string[] = [];
+    await page.route('**/api/v1/record?*', (route) => {
+      const url = new URL(route.request().url());
+      const limit = Number(url.searchParams.get('limit'));
+      if (limit === 100) counted.push(url.search);
+      const records = Array.from({ length: limit }, (_, i) => ({ ...sample, id: `${sample.id.slice(0, -4)}${String(i).padStart(4, '0')}`, title: `Counted ${i}` }));
+      return route.fulfill({ json: { records, next_cursor: 'more' } });
+    });
+    try {
+      await page.goto(`${server.url}/console/#/records`);
+      await seeText(main().locator('.summary'), 'This tenant holds 1,000 or more records (superseded ones not counted). Page 1 shows 1–25, newest first.');
+      expect(counted).toHaveLength(10);
+    } finally {
+      await page.unrouteAll();
+    }
+    // A count that fails leaves the page shown, without a count and without an alert.
+    await page.route('**/api/v1/record?*', (route) =>
+      new URL(route.request().url()).searchParams.get('limit') === '100' ? route.fulfill({ status: 500, json: JSON.parse(internalErrorResult('req-0043').body) }) : route.continue(),
+    );
+    try {
+      await page.goto(`${server.url}/console/#/records?agent_id=pager`);
+      await seeText(main().locator('.summary'), 'Page 1: 25 records, newest first.');
+      expect(await page.locator('#alert').isVisible()).toBe(false);
+    } finally {
+      await page.unrouteAll();
+    }
+  });
+
+  test('search shows rank and title, a snippet of the body, and marks the words of the question', async () => {
     await page.getByRole('link', { name: 'Search', exact: true }).click();
     await page.getByLabel('Question or words').fill('What does Sam prefer for lunch?');
     await page.getByLabel('Question or words').press('Enter');
@@ -282,11 +369,15 @@ if (!CHROMIUM) {
     await first.waitFor();
     await seeText(first.locator('a'), 'Lunch order: Sam prefers the vegetarian curry');
     await seeText(first.locator('.rank'), /^rank (0|1)\.\d{3}$/);
-    expect(await first.locator('a mark').allTextContents()).toEqual(expect.arrayContaining(['Lunch', 'Sam', 'prefers']));
-    expect(await first.locator('.body').isVisible()).toBe(false);
-    await first.getByText('Body').click();
-    await expect(first.locator('.body').textContent()).resolves.toBe('Sam asked for it twice; no nuts.');
-    await shot('search');
+    expect(await first.locator('a mark').allTextContents()).toEqual(['Lunch', 'Sam', 'prefers']);
+    // The body is shown, not folded away: a short one whole.
+    expect(await first.locator('.snippet').isVisible()).toBe(true);
+    await expect(first.locator('.snippet').textContent()).resolves.toBe('Sam asked for it twice; no nuts.');
+    expect(await first.locator('.snippet mark').allTextContents()).toEqual(['Sam']);
+    await expectFiltersAligned([
+      ['Agent', 'Type', 'Client', 'Include superseded'],
+      ['Created on or after', 'Created before', 'Results', 'Matches'],
+    ]);
   });
 
   test('search keeps every match by default; "Relevant only" sends the suggested cut-off, and says so when nothing reaches it', async () => {
@@ -300,6 +391,53 @@ if (!CHROMIUM) {
     for (const rank of await main().locator('.records li .rank').allTextContents()) expect(Number(rank.replace('rank ', ''))).toBeGreaterThanOrEqual(SUGGESTED_MIN_RANK);
     await page.goto(`${server.url}/console/#/search?q=lunch&min_rank=1&run=1`);
     await seeText(main().locator('.summary'), 'Nothing ranks at or above 1: choose Every match to see weaker ones.');
+  });
+
+  test('search marks the words the service matched on, read as it reads them, and shows the body around them; a record deleted from a search returns to that search', async () => {
+    const body =
+      'Notes from the quarterly review of the analytics dashboard. The meeting covered the roadmap, the hiring plan, the budget for next year and the ' +
+      'migration of the reporting jobs to the new cluster, which is planned for the spring. Several users asked that their dark theme preferences be ' +
+      "kept per device; the team's username field stays as it is. The dashboard now keeps them in the profile. Other topics: the on-call rotation, " +
+      'the release calendar, the office move in June and the format of the retrospective, which stays as it is for now.';
+    const { body: notes } = await api.remember({ agent_id: 'analyst', type: 'exchange', title: "Analytics dashboard: the user's display settings", body });
+    await page.goto(`${server.url}/console/#/search`);
+    await page.getByLabel('Question or words').fill('What does the user prefer?');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const hit = main().locator('.records li', { has: page.getByRole('link', { name: "Analytics dashboard: the user's display settings" }) });
+    await hit.waitFor();
+    // "user" is a word the service searches for: marked in "user's" (the possessive off) and in "users" (its
+    // stem), as "prefer" is in "preferences"; "username" is another word and "the" a stop word.
+    expect(await hit.locator('a mark').allTextContents()).toEqual(['user']);
+    expect(await hit.locator('.snippet mark').allTextContents()).toEqual(['users', 'preferences']);
+    await expect(hit.locator('.snippet').textContent()).resolves.toBe(
+      // From a word's start some way before the first match, to a word's end; "…" where the body goes on.
+      '…the new cluster, which is planned for the spring. Several users asked that their dark theme preferences be ' +
+        "kept per device; the team's username field stays as it is. The dashboard now keeps them in the profile. Other topics: the on-call…",
+    );
+    const lunch = main().locator('.records li', { has: page.getByRole('link', { name: 'Lunch order: Sam prefers the vegetarian curry' }) });
+    expect(await lunch.locator('a mark').allTextContents()).toEqual(['prefers']);
+    const berlin = main().locator('.records li', { has: page.getByRole('link', { name: 'The user moved to Berlin in March 2024' }) });
+    expect(await berlin.locator('a mark').allTextContents()).toEqual(['user']);
+    await shot('search');
+
+    // Narrowed to the analyst, opened, deleted: the console returns to this search, its words and filters kept.
+    await page.getByLabel('Agent', { exact: true }).fill('analyst');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await seeText(main().locator('.summary'), '1 result, best first.');
+    const search = new URL(page.url()).hash;
+    expect(search).toContain('agent_id=analyst');
+    await main().getByRole('link', { name: "Analytics dashboard: the user's display settings" }).click();
+    await main().getByRole('heading', { name: "Analytics dashboard: the user's display settings" }).waitFor();
+    await expect(main().getByRole('link', { name: '← Search results' }).getAttribute('href')).resolves.toBe(search);
+    await expect(page.getByRole('link', { name: 'Search', exact: true }).getAttribute('aria-current')).resolves.toBe('page');
+    await page.getByRole('button', { name: 'Delete record…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete record' }).click();
+    await seeText(page.locator('#status'), including(`Deleted the record “Analytics dashboard: the user's display settings” (${notes.id})`));
+    await seeText(main().locator('.summary'), 'Nothing matches.');
+    expect(new URL(page.url()).hash).toBe(search);
+    await expect(page.getByLabel('Question or words').inputValue()).resolves.toBe('What does the user prefer?');
+    await expect(page.getByLabel('Agent', { exact: true }).inputValue()).resolves.toBe('analyst');
+    expect((await api.request('GET', `/api/v1/record/${notes.id}`)).status).toBe(404);
   });
 
   test("a record's text is shown as text: markup that agents stored never runs or renders", async () => {

@@ -60,6 +60,7 @@ export function forgetView(app: ConsoleApp, _route: Route): void {
       if (!sure) return;
       const done = await app.call((client) => client.forget(selectors));
       if (!done) return;
+      app.changes++;
       if ('job_id' in done) await follow(app, outcome, done.job_id, done.matched);
       else replace(outcome, h('p', { class: 'summary' }, `Forgot ${count(done.deleted)} record${done.deleted === 1 ? '' : 's'}.`));
     });

@@ -1,16 +1,18 @@
 import type { RecallQuery } from '../../../sdk/src/index.js';
 import { definedOnly, routeHref, type ConsoleApp, type Route } from '../app.js';
 import { field, formValue, h } from '../dom.js';
-import { queryStems } from '../highlight.js';
+import { queryClauses } from '../highlight.js';
 import { filterFields, filterValues, queryFilters, routeFilters } from './filters.js';
 import { recordItem } from './record-list.js';
 import { SUGGESTED_MIN_RANK } from '../../../shared/domain/rank.js';
 
-const FILTERS = ['agent_id', 'type', 'client', 'since', 'until', 'include_superseded'] as const;
+// The two dates side by side, on the row of Results and Matches.
+const FILTERS = ['agent_id', 'type', 'client', 'include_superseded', 'since', 'until'] as const;
 
 /**
- * `#/search?q=…`: a search, best first, with rank and title, the body on demand and the query's words
- * marked. It runs only once asked (`run=1` in the route): each search counts against the query quota.
+ * `#/search?q=…`: a search, best first, with rank and title and a snippet of the body where it matched, the
+ * words it matched on marked as the service reads them. It runs only once asked (`run=1` in the route): each
+ * search counts against the query quota.
  */
 export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
   const main = document.getElementById('main')!;
@@ -61,8 +63,8 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
   const query: RecallQuery = { ...definedOnly({ q }), ...queryFilters(routeFilters(route.params, FILTERS)), limit: Number(limit), ...cut };
   const hits = await app.call((client) => client.recall(query));
   if (!hits) return;
-  const stems = queryStems(q);
+  const clauses = queryClauses(q);
   const nothing = q && minRank !== '' ? `Nothing ranks at or above ${minRank}: choose Every match to see weaker ones.` : 'Nothing matches.';
   const summary = hits.length === 0 ? nothing : `${hits.length} result${hits.length === 1 ? '' : 's'}, ${q ? 'best first' : 'newest first'}.`;
-  main.append(h('p', { class: 'summary', role: 'status' }, summary), h('ol', { class: 'records' }, ...hits.map((hit) => recordItem(hit, stems))));
+  main.append(h('p', { class: 'summary', role: 'status' }, summary), h('ol', { class: 'records' }, ...hits.map((hit) => recordItem(hit, location.hash, clauses))));
 }
