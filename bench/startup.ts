@@ -130,8 +130,12 @@ async function main(): Promise<void> {
   try {
     // The database, its first key and a few records, made once by a server of the first way.
     const first = await serverReady(WAYS[SELECTED[0]!]('server'), dataDir);
-    const key = /\n {2}(mem_\S+)/.exec(first.stdout())?.[1];
-    if (!key) throw new Error(`no first key in the server's output: ${first.stdout()}`);
+    const printed = /Its API key, shown only this once:\s+(mem_\S+)/;
+    for (let waited = 0; !printed.test(first.stdout()); waited += 10) {
+      if (waited > 5_000) throw new Error(`no first key in the server's output: ${first.stdout()}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const key = printed.exec(first.stdout())![1]!;
     for (let i = 0; i < 20; i++) {
       const response = await fetch(`${first.url}/api/v1/record`, {
         method: 'POST',

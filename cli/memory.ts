@@ -5,6 +5,7 @@ import { ConfigError, createClient, errorBody, loadApiConfig, type ErrorJson } f
 import { SEARCH_LIMIT_RANGE } from '../shared/domain/limits.js';
 import { EXPORT_PAGE, exportRecords, STREAMED } from './export.js';
 import { HELP } from './help.js';
+import { nodeFetch } from './node-fetch.js';
 
 /**
  * `npm run --silent memory -- <command>`: remember, recall, classify, read, update, list, delete, forget,
@@ -256,7 +257,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
 
   const config = loadApiConfig(env);
   try {
-    return await call(createClient(config));
+    return await call(createClient(config, nodeFetch));
   } catch (error) {
     throw new CallFailed(errorBody(error, config.url));
   }

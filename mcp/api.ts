@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MemoryApiError, MemoryClient, MemoryConnectionError, MemoryTimeoutError } from '../sdk/src/index.js';
+import { MemoryApiError, MemoryClient, MemoryConnectionError, MemoryTimeoutError, type Fetch } from '../sdk/src/index.js';
 
 /**
  * What the MCP server and the CLI share: where the memory API is and which key to use (MEMORY_API_URL,
@@ -55,9 +55,9 @@ export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
   return { url: parsed.data.MEMORY_API_URL, apiKey };
 }
 
-/** The SDK client for these settings. */
-export function createClient(config: ApiConfig): MemoryClient {
-  return new MemoryClient({ baseUrl: config.url, apiKey: config.apiKey });
+/** The SDK client for these settings, over `fetch` (the global one by default). */
+export function createClient(config: ApiConfig, fetch?: Fetch): MemoryClient {
+  return new MemoryClient({ baseUrl: config.url, apiKey: config.apiKey, ...(fetch ? { fetch } : {}) });
 }
 
 /** The error of a failed call: the API's `{error, message}`, or `timeout` / `connection_failed` when no answer came. */

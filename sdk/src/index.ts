@@ -81,8 +81,17 @@ export interface MemoryClientOptions {
   /** A `retry_after` longer than this is not waited for: the 429 is thrown instead. Default 30 000 ms. */
   maxRetryDelayMs?: number;
   /** The fetch to use; the global one by default. */
-  fetch?: typeof fetch;
+  fetch?: Fetch;
 }
+
+/**
+ * What the client asks of fetch, and reads of its answer: the global fetch is one, and so is any function
+ * that sends these requests and answers these fields (a test double, or a transport of one's own).
+ */
+export type Fetch = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<{ status: number; ok: boolean; headers: { get(name: string): string | null }; text(): Promise<string> }>;
 
 export interface CallOptions {
   /** Cancels the call, including any wait before a retry. */
@@ -147,7 +156,7 @@ export class MemoryClient {
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #maxRetryDelayMs: number;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: Fetch;
 
   constructor(options: MemoryClientOptions) {
     const url = new URL(options.baseUrl); // throws on a malformed URL, here rather than at the first call
@@ -320,7 +329,7 @@ export class MemoryClient {
 
   async #attempt({ method, path, body, headers, signal, repeatable = true }: Request): Promise<unknown> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
-    let response: Response;
+    let response: Awaited<ReturnType<Fetch>>;
     let text: string;
     for (let resent = false; ; resent = true) {
       let answered = false;

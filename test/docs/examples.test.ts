@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killAll, removeDir, ROOT, startServer, tempDir, type ServerProcess } from '../support/child-server.js';
+import { killAll, removeDir, ROOT, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
 
 interface Block {
   file: string;
@@ -54,6 +54,7 @@ const NOT_RUN: { file: string; starts: string; why: string }[] = [
   { file: 'README.md', starts: 'npm run dynamodb-local', why: 'test/e2e/aws-shaped-process.test.ts runs DynamoDB Local' },
   { file: 'README.md', starts: 'MEMORY_BACKEND=dynamodb DYNAMODB_ENDPOINT=http://127.0.0.1:8000 npm start', why: 'needs DynamoDB Local on its default port; test/e2e/aws-shaped-process.test.ts' },
   { file: 'README.md', starts: 'DYNAMODB_ENDPOINT=http://127.0.0.1:8000 npm run --silent admin', why: 'needs DynamoDB Local on its default port; test/e2e/aws-shaped-process.test.ts' },
+  { file: 'README.md', starts: 'MEMORY_METRICS_PORT=9464 npm start', why: 'a second server on a fixed port; test/e2e/metrics-server.test.ts starts npm start with MEMORY_METRICS_PORT and scrapes the URL it prints' },
   { file: 'sdk/README.md', starts: 'cd sdk && npm pack', why: 'test/sdk/pack.test.ts packs and installs the SDK' },
   { file: 'python/README.md', starts: 'python3 -m venv .venv', why: 'installs from a package index, which CI has not; test/python/sdk.test.ts installs offline' },
   { file: 'python/README.md', starts: '/usr/bin/python3 -m venv --system-site-packages', why: 'test/python/sdk.test.ts installs the package so' },
@@ -100,8 +101,9 @@ beforeAll(async () => {
   work = tempDir('memory-docs-cwd-');
   // Roomy limits: the examples run back to back, faster than a person types them.
   server = await startServer(dataDir, { MEMORY_DEFAULT_RATE: '1000', MEMORY_DEFAULT_BURST: '1000' });
-  const key = /\n {2}(mem_\S+)/.exec(server.stdout())?.[1];
-  if (!key) throw new Error(`no first key in ${server.stdout()}`);
+  const printed = /Its API key, shown only this once:\s+(mem_\S+)/;
+  await waitFor(() => printed.test(server.stdout()), 5000, 'the first key');
+  const key = printed.exec(server.stdout())![1]!;
   expect(new URL(server.url).port).not.toBe('8787');
   env = { PATH: process.env.PATH, HOME: process.env.HOME, MEMORY_API_URL: server.url, MEMORY_API_KEY: key, MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' };
 }, 30_000);
