@@ -94,6 +94,15 @@ export default {
       to: { path: ABOVE_SHARED },
     },
     {
+      name: 'prometheus-only-in-local',
+      comment:
+        "prom-client serves the local server's metrics to an operator's Prometheus (local/metrics.ts); on AWS the " +
+        'Lambdas publish CloudWatch metrics (shared/http/usage-metrics.ts) and hold no registry a scraper could reach.',
+      severity: 'error',
+      from: { pathNot: '^(local|test)/' },
+      to: { path: '^node_modules/prom-client/' },
+    },
+    {
       name: 'imports-resolve',
       comment: 'Every import resolves to a file, so that no edge of the graph is missing when the rules above are checked.',
       severity: 'error',

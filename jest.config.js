@@ -12,7 +12,7 @@ const common = {
 };
 
 /** The HTTP suites that run in-process, and so run a second time on the AWS-shaped backend. */
-const HTTP_SUITES = ['smoke', 'health', 'errors', 'route-security', 'search', 'writes', 'hostile-input', 'properties', 'lifecycle', 'usage', 'updates', 'supersedes', 'update-races'].map((name) => `<rootDir>/test/e2e/${name}.test.ts`);
+const HTTP_SUITES = ['smoke', 'health', 'errors', 'route-security', 'search', 'writes', 'hostile-input', 'properties', 'lifecycle', 'usage', 'updates', 'supersedes', 'update-races', 'metrics'].map((name) => `<rootDir>/test/e2e/${name}.test.ts`);
 
 // Without Java there is no DynamoDB Local: the AWS-shaped run is then one skipped test that says so.
 const java = spawnSync('java', ['-version'], { stdio: 'ignore' });

@@ -18,6 +18,7 @@ import { consoleRoutes } from './console-assets.js';
 import type { LocalConfig } from './config.js';
 import { createGatewayServer, type ProxyHandler, type Route } from './gateway.js';
 import { JobLoop } from './job-loop.js';
+import { createMetricsServer, ServiceMetrics } from './metrics.js';
 import { createTenantWithKey, type IssuedKey } from './tenants.js';
 
 export interface LocalService {
@@ -27,6 +28,8 @@ export interface LocalService {
   backend: Backend;
   /** The key of the `default` tenant when this start created it (first start on an empty data directory). */
   firstKey: IssuedKey | null;
+  /** The Prometheus metrics' URL, e.g. `http://127.0.0.1:9464/metrics`, with MEMORY_METRICS_PORT; null without, and then nothing more listens. */
+  metricsUrl: string | null;
   /** Stops taking requests, lets those in flight finish, stops the job loop and closes the database. */
   close(): Promise<void>;
 }
@@ -37,8 +40,11 @@ function openApiHandler(): ProxyHandler {
   return async () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: (body ??= openApiJson()) });
 }
 
-/** Listens on the port, or fails with a message that says what to do (the port is taken, say). */
-async function listen(server: Server, port: number, host: string): Promise<void> {
+/**
+ * Listens on the port, or fails with a message that says what to do (the port is taken, say); `setting` is
+ * the variable that chose the port (PORT, or MEMORY_METRICS_PORT), and `host` the one that chose the address.
+ */
+async function listen(server: Server, port: number, host: string, setting = { port: 'PORT', host: 'HOST', example: 8787 }): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -49,14 +55,29 @@ async function listen(server: Server, port: number, host: string): Promise<void>
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const where = `${bracketed(host)}:${port}`;
     if (code === 'EADDRINUSE') {
-      throw new Error(`cannot listen on ${where}: another process uses the port. Stop it, or choose another port, e.g. PORT=${port < 65535 ? port + 1 : 8787} npm start`, { cause: error });
+      throw new Error(`cannot listen on ${where}: another process uses the port. Stop it, or choose another port, e.g. ${setting.port}=${port < 65535 ? port + 1 : setting.example} npm start`, { cause: error });
     }
-    if (code === 'EACCES') throw new Error(`cannot listen on ${where}: permission denied. Choose a port above 1023 (PORT=8787).`, { cause: error });
-    if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${where}: no such address on this machine. Check HOST.`, { cause: error });
+    if (code === 'EACCES') throw new Error(`cannot listen on ${where}: permission denied. Choose a port above 1023 (${setting.port}=${setting.example}).`, { cause: error });
+    if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${where}: no such address on this machine. Check ${setting.host}.`, { cause: error });
     throw error;
   }
+}
+
+/** A host as a URL names it: an IPv6 address in brackets. */
+const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/** The URL a listening server answers on. */
+const urlOf = (server: Server, host: string) => `http://${bracketed(host)}:${(server.address() as AddressInfo).port}`;
+
+/** Closes a server: idle connections at once, those with a request in flight once it is answered or after `graceMs`. */
+async function closeServer(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const forced = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearTimeout(forced);
 }
 
 /**
@@ -89,12 +110,18 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     { method: 'GET', path: '/healthz', name: 'health', handler: createHealthHandler({ records, logger: lambdaLogger() }), public: true },
     ...consoleRoutes(),
   ];
+  // The operator's metrics (metrics.ts), on a port of their own, only when MEMORY_METRICS_PORT asks for them.
+  const metrics = config.metrics
+    ? new ServiceMetrics({ mergeBacklog: () => backend.mergeBacklog(), classificationJobs: () => jobs.counts(), keys, usage }, { logger })
+    : null;
   const server = createGatewayServer({
     routes,
     authorizer: createAuthorizerHandler({ keys, logger: lambdaLogger() }),
     logger,
     authCacheMs: config.authCacheMs,
+    ...(metrics ? { onAnswered: (answer) => metrics.answered(answer) } : {}),
   });
+  const metricsServer = metrics ? createMetricsServer(metrics, logger) : null;
   const loop = new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger: lambdaLogger() }), logger, pollMs: config.jobPollMs });
 
   try {
@@ -103,6 +130,15 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     await backend.close();
     throw error;
   }
+  if (metricsServer && config.metrics) {
+    try {
+      await listen(metricsServer, config.metrics.port, config.metrics.host, { port: 'MEMORY_METRICS_PORT', host: 'MEMORY_METRICS_HOST (or HOST)', example: 9464 });
+    } catch (error) {
+      await closeServer(server, 0);
+      await backend.close();
+      throw error;
+    }
+  }
   // Only once the port is ours: a first start that cannot listen stores nothing, so the next start is a
   // first start again and prints the key. Requests that arrive before this are refused (no key exists).
   let firstKey: IssuedKey | null;
@@ -110,6 +146,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     firstKey = (await keys.listTenants()).length === 0 ? await createTenantWithKey(keys, 'default', config.defaultLimits) : null;
   } catch (error) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (metricsServer) await closeServer(metricsServer, 0);
     await backend.close();
     throw error;
   }
@@ -124,21 +161,24 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
   };
   sweep();
   const sweeper = setInterval(sweep, 60 * 60 * 1000).unref();
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const forced = setTimeout(() => server.closeAllConnections(), 10_000);
-      await closed;
-      clearTimeout(forced);
+      // A scrape reads the database: the metrics stop first, with the requests in flight cut short.
+      if (metricsServer) await closeServer(metricsServer, 0);
+      await closeServer(server, 10_000);
       clearInterval(sweeper);
       await loop.stop();
       await backend.close();
     })());
 
-  return { url: `http://${host}:${port}`, server, backend, firstKey, close };
+  return {
+    url: urlOf(server, config.host),
+    server,
+    backend,
+    firstKey,
+    metricsUrl: metricsServer && config.metrics ? `${urlOf(metricsServer, config.metrics.host)}/metrics` : null,
+    close,
+  };
 }

@@ -16,6 +16,11 @@ export interface Backend {
    * keeps its index there), so that a restart on the same data keeps cursors valid.
    */
   cursors: CursorSealer;
+  /**
+   * Records written and not yet merged into the search index (its tail, which every search reads), for the
+   * operator's metrics: one count on the SQLite file. In the AWS-shaped mode, those the stream has delivered.
+   */
+  mergeBacklog(): number;
   /** Where the data lives, for the start-up line. */
   describe: string;
   /** Starts background work: the search index's merges, and the stream poller in the AWS-shaped backend. */

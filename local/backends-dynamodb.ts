@@ -17,6 +17,7 @@ import { recordFromImage } from '../shared/adapters/aws/dynamodb/record-item.js'
 import { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import { SqliteDocumentIndex } from '../shared/adapters/local/document-index.js';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import { CursorSealer } from '../shared/domain/cursor-sealer.js';
 import { NoDatabaseError, type AdminStores, type Backend } from './backend.js';
 import { searchOn } from './backends-sqlite.js';
@@ -58,11 +59,13 @@ export async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, l
     handler: (event) => indexer(event, lambdaContext('indexer')),
     logger,
   });
+  const merge = new SearchMerge(index.db);
   return {
     ...dynamo,
     // As the query Lambda does: hits checked against the table, since the index follows the stream.
     search: new TableCheckedSearch(search, dynamo.records),
     jobs: index.jobs,
+    mergeBacklog: () => merge.pending(),
     // Kept in the index file, which goes with the records table: a new table (and so no record a cursor
     // could point at) makes a new key.
     cursors: new CursorSealer(index.secrets.get('cursor-key')),

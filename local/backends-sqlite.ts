@@ -6,6 +6,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { existsSync } from 'node:fs';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
 import { searchWork, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
+import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
 import { ThreadMerger, type SearchMerger } from '../shared/adapters/local/search-merger.js';
 import { CursorSealer } from '../shared/domain/cursor-sealer.js';
@@ -22,10 +23,12 @@ export function openSqliteBackend(config: LocalConfig, logger: Logger): Backend 
     merger: () => new ThreadMerger(config.databaseFile, (event) => logMerge(logger, event)),
   });
   const search = searchOn(sqlite, config.databaseFile, config);
+  const merge = new SearchMerge(sqlite.db);
   return {
     ...sqlite,
     search,
     cursors: new CursorSealer(sqlite.secrets.get('cursor-key')),
+    mergeBacklog: () => merge.pending(),
     describe: `data in ${config.dataDir}`,
     // The merge thread starts with the server, not at its first write: a backlog that a restart or an
     // import by the admin CLI left is merged without waiting for one, and so is what another process writes.

@@ -16,6 +16,9 @@ const configSchema = z.object({
   MEMORY_BACKEND: z.enum(['sqlite', 'dynamodb']).default('sqlite'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().min(1).default('127.0.0.1'),
+  // Unset (or empty): no metrics server. 0 picks a free port, as PORT=0 does.
+  MEMORY_METRICS_PORT: z.union([z.literal(''), z.coerce.number().int().min(0).max(65535)]).optional(),
+  MEMORY_METRICS_HOST: z.string().min(1).optional(),
   MEMORY_DATA_DIR: z.string().min(1).default('./.memory'),
   MEMORY_DEFAULT_RECORD_QUOTA: z.coerce.number().int().nonnegative().default(100_000),
   MEMORY_DEFAULT_QUERY_QUOTA: z.coerce.number().int().nonnegative().default(1_000_000),
@@ -38,6 +41,11 @@ export interface LocalConfig {
   aws: AwsConfig | null;
   port: number;
   host: string;
+  /**
+   * Where the Prometheus metrics are served (local/metrics.ts), on a port of their own: null without
+   * MEMORY_METRICS_PORT, and then nothing more listens. The host is HOST unless MEMORY_METRICS_HOST is set.
+   */
+  metrics: { port: number; host: string } | null;
   dataDir: string;
   /** The one database file under the data directory. */
   databaseFile: string;
@@ -57,10 +65,16 @@ export interface LocalConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const c = parseEnv(configSchema, env);
   const dataDir = resolve(c.MEMORY_DATA_DIR);
+  const metricsPort = c.MEMORY_METRICS_PORT === undefined || c.MEMORY_METRICS_PORT === '' ? null : c.MEMORY_METRICS_PORT;
+  const metricsHost = c.MEMORY_METRICS_HOST ?? c.HOST;
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === c.PORT && metricsHost === c.HOST) {
+    throw new Error(`invalid configuration: MEMORY_METRICS_PORT: the metrics need a port of their own, not the API's PORT (${c.PORT}); e.g. MEMORY_METRICS_PORT=9464`);
+  }
   return {
     aws: c.MEMORY_BACKEND === 'dynamodb' ? loadAwsConfig(env) : null,
     port: c.PORT,
     host: c.HOST,
+    metrics: metricsPort === null ? null : { port: metricsPort, host: metricsHost },
     dataDir,
     databaseFile: resolve(dataDir, 'memory.db'),
     defaultLimits: {

@@ -36,6 +36,18 @@ export interface GatewayOptions {
   /** How long an Allow answer of the authorizer is reused for the same Authorization header. */
   authCacheMs: number;
   buckets?: TokenBuckets;
+  /** Told of every answer once it is written (the operator's metrics, local/metrics.ts); not of a request whose client went away. */
+  onAnswered?: (answer: Answered) => void;
+}
+
+/** An answer the gateway wrote, for the operator's metrics. */
+export interface Answered {
+  /** The path template of the route that answered (`/api/v1/record/{id}`), never the request's path; null when no route has the path. */
+  route: string | null;
+  method: string;
+  status: number;
+  /** From the request's arrival to the last byte of the answer handed to the socket. */
+  seconds: number;
 }
 
 const STAGE = 'local';
@@ -62,7 +74,8 @@ class Gateway {
     this.buckets = options.buckets ?? new TokenBuckets();
   }
 
-  async handle(req: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
+  /** `seen.route` is set to the template of the route the path matched, as soon as one did, for the metrics. */
+  async handle(req: IncomingMessage, requestId: string, seen: { route: string | null }): Promise<APIGatewayProxyResult> {
     checkRequestHead(req);
     const url = targetUrl(req.url ?? '/');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -73,6 +86,7 @@ class Gateway {
     if (!url || candidates.length === 0) throw new AppError('not_found', `No route for ${url?.pathname ?? req.url}`);
     // HEAD is answered as GET is, without the body (Node's response leaves it out).
     const route = candidates.find((r) => methodsOf(r).includes(method));
+    seen.route = (route ?? candidates[0]!).path;
     if (!route) {
       const allowed = candidates.flatMap(methodsOf).join(', ');
       return { ...errorResult(new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed}`)), headers: { 'Content-Type': 'application/json', Allow: allowed } };
@@ -334,8 +348,16 @@ export function createGatewayServer(options: GatewayOptions): Server {
   const gateway = new Gateway(options);
   const server = createServer({ maxHeaderSize: REQUEST_HEAD_BYTES }, (req, res) => {
     const requestId = randomUUID();
+    const seen: { route: string | null } = { route: null };
+    const { onAnswered } = options;
+    if (onAnswered) {
+      const started = process.hrtime.bigint();
+      res.once('finish', () =>
+        onAnswered({ route: seen.route, method: req.method ?? 'GET', status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 }),
+      );
+    }
     gateway
-      .handle(req, requestId)
+      .handle(req, requestId, seen)
       .then(
         (result) => send(res, result, requestId),
         (error: unknown) => {

@@ -8,6 +8,7 @@ async function main(): Promise<void> {
   const out = process.stdout;
   out.write(`memory service listening on ${service.url} (${service.backend.describe})\n`);
   out.write(`console: ${service.url}/console/\n`);
+  if (service.metricsUrl) out.write(`metrics: ${service.metricsUrl}\n`);
   if (service.firstKey) {
     const { api_key, tenant_id } = service.firstKey;
     out.write(

@@ -98,7 +98,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     restart: async () => {
       await service.close();
       service = await startLocalService({ ...config, port: Number(new URL(service.url).port) });
-      Object.assign(test, { url: service.url, server: service.server, backend: service.backend, firstKey: service.firstKey });
+      Object.assign(test, { url: service.url, server: service.server, backend: service.backend, firstKey: service.firstKey, metricsUrl: service.metricsUrl });
     },
     stop: async () => {
       await service.close();

@@ -29,6 +29,18 @@ test('the backlog counts jobs waiting or leased, not done or dead ones', async (
   expect(jobs.backlog()).toBe(1);
 });
 
+test("counts() gives the jobs by state, the metrics' classification queue: ready (waiting or leased) and dead", async () => {
+  const { jobs } = adapters;
+  expect(jobs.counts()).toEqual({ ready: 0, dead: 0 });
+  await jobs.enqueue([1, 2, 3].map((n) => ({ tenant_id: 't', record_id: `r${n}` })));
+  const [first, second] = await jobs.claim(2, 60_000);
+  expect(jobs.counts()).toEqual({ ready: 3, dead: 0 });
+  await jobs.complete([first!.jobId]);
+  await jobs.retry(second!.jobId, 'boom', 0, 1);
+  expect(jobs.counts()).toEqual({ ready: 1, dead: 1 });
+  expect(jobs.counts().ready).toBe(jobs.backlog());
+});
+
 test('jobs are claimed in the order they became available, not in the order they were queued', async () => {
   let now = 1_000;
   const jobs = new SqliteJobQueue(adapters.db, () => now);

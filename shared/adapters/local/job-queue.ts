@@ -74,6 +74,14 @@ export class SqliteJobQueue implements JobQueue {
     return (this.db.prepare(`SELECT count(*) AS n FROM classification_jobs WHERE state = 'ready'`).get() as { n: number }).n;
   }
 
+  /** The jobs by state, for the operator's metrics: `ready` as backlog() counts them, and `dead`, parked after their last attempt. */
+  counts(): { ready: number; dead: number } {
+    const rows = this.db.prepare('SELECT state, count(*) AS n FROM classification_jobs GROUP BY state').all() as { state: 'ready' | 'dead'; n: number }[];
+    const counts = { ready: 0, dead: 0 };
+    for (const { state, n } of rows) counts[state] = n;
+    return counts;
+  }
+
   async retry(jobId: string, error: string, delayMs: number, maxAttempts: number): Promise<void> {
     this.db
       .prepare(
