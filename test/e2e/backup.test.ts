@@ -311,7 +311,7 @@ test('a backup of an older version is restored as it is, and the server migrates
   const restored = await runAdmin(['restore', '--from', old], { MEMORY_DATA_DIR: restoredDir });
   expect(restored.code).toBe(0);
   expect(restored.json).toMatchObject({ records: 30, tenants: 1, schema_version: 2 });
-  expect(stderrLines(restored)).toEqual([{ progress: expect.stringContaining(`schema version is 2; the server migrates it to ${MIGRATIONS.length}`) }]);
+  expect(stderrLines(restored)).toContainEqual({ progress: expect.stringContaining(`schema version is 2; the server migrates it to ${MIGRATIONS.length}`) });
 
   const server = await startServer(restoredDir);
   servers.push(server);
