@@ -30,6 +30,17 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+  } else if (!config.aws) {
+    // The first key is shown once; whoever lost it finds here how to make another (docs/running.md).
+    out.write(
+      [
+        '',
+        'Lost the API key? The admin CLI makes a new one, on this data directory, with no key needed:',
+        '  npm run --silent admin -- tenant list',
+        '  npm run --silent admin -- key create --tenant <tenant_id>',
+        '',
+      ].join('\n'),
+    );
   }
 
   let stopping = false;

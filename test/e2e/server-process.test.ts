@@ -115,7 +115,7 @@ test('the first start prints the default tenant key once with a curl example; SI
   expect(server.stderr()).toBe('');
 });
 
-test('a second start on the same directory prints no key, keeps the writes finished during shutdown, and SIGINT exits 0', async () => {
+test('a second start on the same directory prints no key but how to make one, keeps the writes finished during shutdown, and SIGINT exits 0', async () => {
   expect(inFlight).toHaveLength(3);
   const server = await start();
   const api = new Client(server.url, firstKey);
@@ -132,6 +132,8 @@ test('a second start on the same directory prints no key, keeps the writes finis
   expect(server.stdout()).toMatch(/memory service listening on/);
   expect(server.stdout()).toContain('SIGINT: finishing requests in flight');
   expect(server.stdout()).not.toMatch(/mem_|First start|curl/);
+  // How to get a new key, where the first one was printed.
+  expect(server.stdout()).toContain('Lost the API key? The admin CLI makes a new one, on this data directory, with no key needed:\n  npm run --silent admin -- tenant list\n  npm run --silent admin -- key create --tenant <tenant_id>\n');
 });
 
 test('a first start whose port is taken exits 1 with one clear line and stores no tenant; the next start prints the key', async () => {
