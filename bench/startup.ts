@@ -6,7 +6,7 @@
  *   answer to the first request over stdio): each a fresh process, as an agent or an operator starts it.
  *
  * The ways: `compiled` is `node` on the launcher (scripts/launch.mjs) and the bundles in dist/, what the npm
- * scripts run; `tsx` is the TypeScript source through tsx's loader (with its transform cache warm, its best
+ * scripts run; `tsx` is the TypeScript source through tsx's command (with its transform cache warm, its best
  * case), what the npm scripts ran before; `npm run` is the command as the README shows it (npm's own start
  * is part of what a user waits for). Prints a Markdown table of medians (ms) and writes nothing else.
  */
@@ -36,7 +36,8 @@ type Program = keyof typeof PROGRAMS;
 
 const WAYS = {
   compiled: (p: Program) => [process.execPath, ...launchArguments(PROGRAMS[p].compiled)],
-  tsx: (p: Program) => [process.execPath, '--import', 'tsx', PROGRAMS[p].source],
+  // What the npm scripts ran before the build: tsx's command, which starts a second node with its loader.
+  tsx: (p: Program) => [process.execPath, join(ROOT, 'node_modules/tsx/dist/cli.mjs'), PROGRAMS[p].source],
   'npm run': (p: Program) => (p === 'server' ? ['npm', 'start', '--silent'] : ['npm', 'run', '--silent', PROGRAMS[p].script, '--']),
 } as const;
 type Way = keyof typeof WAYS;
