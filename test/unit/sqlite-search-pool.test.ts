@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, searchWork, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
+import { newestRecordsSql } from '../../shared/adapters/local/search-index.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { POSITION_COST } from '../../shared/search/cost.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
@@ -255,7 +256,13 @@ describe("searches on the caller's thread", () => {
     const work = searchWork(adapters.search, { maxClauses: 3 });
     expect(work(TENANT, query(null))).toBe(10);
     expect(work(TENANT, query(null, { limit: 100 }))).toBe(100);
-    for (const filter of [{ agent_id: 'agent-1' }, { type: 'fact' as const }, { client: 'c' }, { since: '2026-01-01T00:00:00.000Z' }]) {
+    // By agent and time, the newest records are read from an index in their order: as many as the limit.
+    const since = '2026-01-01T00:00:00.000Z';
+    for (const filter of [{ agent_id: 'agent-1' }, { since }, { until: since }, { agent_id: 'agent-1', since, until: '2027-01-01T00:00:00.000Z' }]) {
+      expect(work(TENANT, query(null, filter))).toBe(10);
+    }
+    // A type or a client is in no such index: the newest records are walked until enough of them match.
+    for (const filter of [{ type: 'fact' as const }, { client: 'c' }, { agent_id: 'agent-1', type: 'fact' as const }]) {
       expect(work(TENANT, query(null, filter))).toBe(Infinity);
     }
     // "note" is in every record (200), each WORD in an eighth of them (25), "17" in one.
@@ -276,6 +283,33 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('zebra-never-stored'))).toBe(0);
     expect(work(TENANT, query('17 18 19 20'))).toBe(Infinity); // more clauses than maxClauses
     expect(work('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(0); // a tenant with no records
+  });
+
+  test('a search without q by agent and time is planned on an index in the order asked, so that it reads no more than its limit (and the superseded records)', () => {
+    const since = '2026-01-01T00:00:00.000Z';
+    // No "USE TEMP B-TREE FOR ORDER BY": the index gives the order, so the walk stops at the limit.
+    const byTime = 'records_tenant_created \\(tenant_id=\\?';
+    const byAgent = 'records_tenant_agent_created \\(tenant_id=\\? AND agent_id=\\?';
+    const shapes: [Partial<SearchQuery>, string][] = [
+      [{}, byTime],
+      [{ since }, byTime],
+      [{ since, until: '2027-01-01T00:00:00.000Z' }, byTime],
+      [{ agent_id: 'agent-1' }, byAgent],
+      [{ agent_id: 'agent-1', since }, byAgent],
+      [{ agent_id: 'agent-1', until: since, include_superseded: true }, byAgent],
+    ];
+    for (const [filters, index] of shapes) {
+      const q = query(null, filters);
+      expect(work(q)).toBe(10);
+      const { sql, values } = newestRecordsSql(q);
+      const plan = (adapters.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(TENANT, ...values, 10) as { detail: string }[]).map((r) => r.detail);
+      expect(plan).toEqual([expect.stringMatching(new RegExp(`^SEARCH r USING INDEX ${index}`))]);
+    }
+    expect(work(query(null, { type: 'fact' }))).toBe(Infinity);
+
+    function work(q: SearchQuery) {
+      return searchWork(adapters.search)(TENANT, q);
+    }
   });
 
   test('a long phrase over a record of one word repeated costs its positions, once for each word of the phrase: never on the caller\'s thread', async () => {
@@ -306,7 +340,7 @@ describe("searches on the caller's thread", () => {
       expect(await p.search(TENANT, rare)).toEqual(await adapters.search.search(TENANT, rare));
       expect(stuckAnswered).toBe(false);
       // Anything unbounded still goes to the thread: the stand-in answers its one row.
-      expect(await p.search(TENANT, query(null, { agent_id: 'agent-1' }))).toHaveLength(1);
+      expect(await p.search(TENANT, query(null, { type: 'fact' }))).toHaveLength(1);
       expect(await stuck).toHaveLength(1);
     } finally {
       await p.close();

@@ -15,6 +15,16 @@ import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
 
 /**
+ * The statement of a search without `q`: the tenant's newest records that pass the filters, newest first,
+ * and its values after the tenant's id (the limit follows them). The search pool's cost bound relies on
+ * how SQLite plans it (search-pool.ts, `searchWork`).
+ */
+export function newestRecordsSql(query: SearchQuery): { sql: string; values: unknown[] } {
+  const { where, values } = filterConditions(query);
+  return { sql: `SELECT r.* FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
+}
+
+/**
  * Search on the engine's index (shared/search) and its tail, the records above the merge mark
  * (search-merge.ts), so a record is found as soon as its write has returned; the records without `q` come
  * from the records table. Each search runs in one read transaction: the index, the merge mark, the tail and
@@ -89,10 +99,8 @@ export class SqliteSearchIndex implements SearchIndex {
   private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
     if (query.text === null) {
       // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
-      const { where, values } = filterConditions(query);
-      const rows = this.statement(
-        `SELECT r.* FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
-      ).all(tenantId, ...values, query.limit) as RecordRow[];
+      const { sql, values } = newestRecordsSql(query);
+      const rows = this.statement(sql).all(tenantId, ...values, query.limit) as RecordRow[];
       return rows.map((row) => ({ ...row, rank: 0 }));
     }
     if (isEmptyQuery(query.text)) return [];

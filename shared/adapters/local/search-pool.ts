@@ -62,9 +62,14 @@ export const IDLE_INLINE_MAX_POSTINGS = 16_384;
 /**
  * How much a search may cost, for the pool to choose where it runs (SqliteSearchPool): a bound by
  * construction, never a guess from the tenant's past.
- * - Without `q` and without filters, it reads the `limit` (at most 100) newest rows from the index on
- *   `(tenant_id, created_at, seq)`: bounded by the limit. With a filter it is unbounded (the rows it skips:
- *   a rare agent in a large tenant).
+ * - Without `q`, and with no filter but an agent and a time range (`since`, `until`), it reads the
+ *   `limit` (at most 100) newest rows from an index in the order asked: `records_tenant_created`
+ *   (tenant_id, created_at, id) without an agent, `records_tenant_agent_created` (tenant_id, agent_id,
+ *   created_at, id) with one, the range a range of that index (database.ts; the plans are checked by
+ *   test/unit/sqlite-search-pool.test.ts): bounded by the limit, as without filters (the superseded records
+ *   it passes over apart, in both). With a type or a client it is unbounded: no index has them in that
+ *   order, so it walks the tenant's newest records until `limit` of them match (a rare type in a large
+ *   tenant).
  * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
  *   to, and asks the filters about no more records than that (an agent filter reads the agent's records only
  *   after 64 rejections, and so is unbounded past that); a phrase also reads its words' positions, which the
@@ -75,7 +80,7 @@ export const IDLE_INLINE_MAX_POSTINGS = 16_384;
 export function searchWork(index: SqliteSearchIndex, { maxClauses = 8 }: { maxClauses?: number } = {}): (tenantId: string, query: SearchQuery) => number {
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
-    if (query.text === null) return none(query.agent_id) && none(query.type) && none(query.client) && query.since === undefined && query.until === undefined ? query.limit : Infinity;
+    if (query.text === null) return none(query.type) && none(query.client) ? query.limit : Infinity;
     const work = index.workBound(tenantId, query.text, maxClauses, IDLE_INLINE_MAX_POSTINGS);
     return none(query.agent_id) || work <= 64 ? work : Infinity;
   };
