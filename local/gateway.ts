@@ -327,10 +327,17 @@ function send(res: ServerResponse, result: APIGatewayProxyResult, requestId: str
   const headers: Record<string, string | string[]> = { 'X-Request-Id': requestId };
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
-  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
-  headers['Content-Length'] = String(body.length);
+  // Text goes to the socket as it is, counted rather than copied into a Buffer first (Node encodes it as it writes).
+  if (result.isBase64Encoded) {
+    const body = Buffer.from(result.body, 'base64');
+    headers['Content-Length'] = String(body.length);
+    res.writeHead(result.statusCode, headers);
+    res.end(body);
+    return;
+  }
+  headers['Content-Length'] = String(Buffer.byteLength(result.body, 'utf8'));
   res.writeHead(result.statusCode, headers);
-  res.end(body);
+  res.end(result.body, 'utf8');
 }
 
 /** A raw HTTP/1.1 error answer for requests Node's parser rejects before they reach the gateway. */
