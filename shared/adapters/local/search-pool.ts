@@ -72,19 +72,36 @@ export const IDLE_INLINE_MAX_POSTINGS = 16_384;
  *   tenant).
  * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
  *   to, and asks the filters about no more records than that (an agent filter reads the agent's records only
- *   after 64 rejections, and so is unbounded past that); a phrase also reads its words' positions, which the
- *   bound adds from the block metas (shared/search/cost.ts). The frequencies are the index's (one indexed
+ *   after 64 rejections); a phrase also reads its words' positions, which the
+ *   bound adds from the block metas (shared/search/cost.ts). Past 64 rejections the agent filter reads the
+ *   agent's records, so a search by agent is bounded by its postings and the agent's records together when
+ *   the agent has at most AGENT_COUNT_MAX of them, and unbounded otherwise. The frequencies are the index's (one indexed
  *   lookup a term) and the tail's counts, nothing is copied, and counting stops once the bound passes what
  *   may run here; a query with more than `maxClauses` clauses is not counted.
  */
-export function searchWork(index: SqliteSearchIndex, { maxClauses = 8 }: { maxClauses?: number } = {}): (tenantId: string, query: SearchQuery) => number {
+export function searchWork(
+  index: SqliteSearchIndex,
+  { maxClauses = 8, agentCountMax = AGENT_COUNT_MAX }: { maxClauses?: number; agentCountMax?: number } = {},
+): (tenantId: string, query: SearchQuery) => number {
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
     if (query.text === null) return none(query.type) && none(query.client) ? query.limit : Infinity;
     const work = index.workBound(tenantId, query.text, maxClauses, IDLE_INLINE_MAX_POSTINGS);
-    return none(query.agent_id) || work <= 64 ? work : Infinity;
+    if (none(query.agent_id) || work <= 64) return work;
+    if (work > IDLE_INLINE_MAX_POSTINGS) return Infinity;
+    // Past its first rejections, an agent filter reads at most the agent's records (their seq, from the
+    // agent's index): a bound when the agent has few, counted up to AGENT_COUNT_MAX on that index.
+    const records = index.agentRecordsUpTo(tenantId, query.agent_id!, agentCountMax);
+    return records > agentCountMax ? Infinity : work + records;
   };
 }
+
+/**
+ * The most records of an agent `searchWork` counts for a search by agent: counting them reads as many
+ * entries of the agent's index (about 0.1 µs each), what a search of a larger agent pays in vain before it
+ * goes to a thread.
+ */
+export const AGENT_COUNT_MAX = 512;
 
 /** One search, from its arrival until it is answered. */
 interface Task {
