@@ -148,7 +148,10 @@ try {
     const res =
       q === 'healthz' ? await client.send('GET', '/healthz', anyKey) : q === 'usage' ? await client.send('GET', '/api/v1/usage', anyKey) : await client.send('GET', `/api/v1/query?${queryString(q.query)}`, tenants.get(q.tenant)!.api_key);
     if (res.status !== 200) throw new Error(`answered ${res.status} ${res.text}`);
+    if (typeof q !== 'string') (answerBytes[q.kind] ??= []).push(Buffer.byteLength(res.text));
   };
+  /** The size of each kind's answers, for the table. */
+  const answerBytes: Record<string, number[]> = {};
   // Warm every side once.
   await timedPool(workload, 1, onEngine);
   for (const client of clients) await timedPool(workload, 1, overHttp(client));
@@ -191,13 +194,14 @@ try {
     const xs = p50s.get(side)?.get(kind);
     return xs && xs.length ? median(xs) : undefined;
   };
-  const head = ['kind', 'engine', ...servers.map((s) => `http ${s.label}`), ...servers.map((s) => `overhead ${s.label}`), ...(servers.length > 1 ? ['change/base (http)', 'change < base in rounds'] : [])];
+  answerBytes.all = Object.values(answerBytes).flat();
+  const head = ['kind', 'answer bytes (median)', 'engine', ...servers.map((s) => `http ${s.label}`), ...servers.map((s) => `overhead ${s.label}`), ...(servers.length > 1 ? ['change/base (http)', 'change < base in rounds'] : [])];
   const lines = [head.join('\t')];
   for (const kind of [...kinds, 'healthz', 'usage']) {
     const engine = kind === 'healthz' || kind === 'usage' ? undefined : med('engine', kind);
     const http = servers.map((s) => med(s.label, kind));
     const overhead = http.map((h) => (h === undefined || engine === undefined ? undefined : h - engine));
-    const cells = [kind, ms(engine), ...http.map(ms), ...overhead.map(ms)];
+    const cells = [kind, answerBytes[kind] ? String(median(answerBytes[kind]!)) : '', ms(engine), ...http.map(ms), ...overhead.map(ms)];
     if (servers.length > 1) {
       cells.push((http[0]! / http[1]!).toFixed(3));
       const a = p50s.get('change')!.get(kind)!;
