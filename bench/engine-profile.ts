@@ -1,0 +1,218 @@
+/**
+ * `npx tsx bench/engine-profile.ts [options]`: the engine alone at a million records, fast enough to iterate on.
+ * Builds the benchmark corpus (generateCorpus, the default seed, the same tenants) ONCE into a kept
+ * directory through the real SQLite adapters (imports in big transactions, then the whole tail merged into
+ * the index; about 6 minutes here), then times the engine-only searches as `npm run bench` step 4 does (SqliteSearchIndex with
+ * parseQuery, the focus workload of the biggest tenant, one untimed pass then `--rounds` rounds), printing
+ * p50/p99 per kind. Options:
+ *   --dir D        the kept database (default /tmp/engine-1m; built when it has none)
+ *   --records N    the corpus size (default 1 000 000)
+ *   --rounds R     timed rounds of the workload (default 4)
+ *   --kind K       only this kind (with --reps, for `node --cpu-prof`)
+ *   --reps N       repeat the kind's searches N times, untimed per query, for a profile
+ *   --ab ROOT      a paired A/B: ROOT is another checkout (a `git worktree` with node_modules linked); its
+ *                  SqliteSearchIndex and this one's run alternately, round by round, on the same database,
+ *                  and every search's hits (records and ranks, in order) must be the same in both
+ *   --tenant T     another tenant (default northwind-support)
+ *
+ * The records are imported a tenant's batch at a time, so a tenant's document numbers come in runs of up to
+ * 5 000 where the HTTP writes of `npm run bench` interleave the tenants; the records' times are spaced
+ * 10 ms apart, and `since` searches take the midpoint as the benchmark does.
+ *
+ * A profile of one kind: `node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/engine-profile.ts
+ * --kind common-words --reps 20`.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openSqliteAdapters } from '../shared/adapters/local/index.js';
+import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
+import { SearchMerge } from '../shared/adapters/local/search-merge.js';
+import { parseQuery } from '../shared/domain/query-parse.js';
+import { newRecord, type StoredRecord } from '../shared/domain/record.js';
+import { parseSince } from '../shared/domain/since.js';
+import type { SearchQuery } from '../shared/ports.js';
+import { DEFAULT_SEED, generateCorpus, QUERY_KINDS, queryWorkload, tenantsFor, type BenchQuery, type CorpusOptions } from './corpus.js';
+import { note, progress } from './support/progress.js';
+import { median, percentile } from './support/stats.js';
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: 'string', default: '/tmp/engine-1m' },
+    records: { type: 'string', default: '1000000' },
+    rounds: { type: 'string', default: '4' },
+    kind: { type: 'string' },
+    reps: { type: 'string' },
+    ab: { type: 'string' },
+    tenant: { type: 'string', default: 'northwind-support' },
+  },
+});
+const corpusOptions: CorpusOptions = { records: Number(values.records), seed: DEFAULT_SEED };
+const dir = resolve(values.dir!);
+const file = join(dir, 'memory.db');
+const metaFile = join(dir, 'engine-profile.json');
+/** The per-kind count of the focus workload, as bench/run.ts has it for a full run. */
+const FOCUS_PER_KIND = 30;
+const IMPORT_BATCH = 5_000;
+/** The records' times: one every 10 ms up to the build, so `since` the midpoint keeps the newer half. */
+const SPACING_MS = 10;
+
+interface Meta {
+  records: number;
+  seed: number;
+  tenants: Record<string, string>;
+  midpoint: string;
+}
+
+if (!existsSync(metaFile)) await build();
+const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Meta;
+if (meta.records !== corpusOptions.records) throw new Error(`${dir} holds ${meta.records} records, not ${corpusOptions.records}: give another --dir`);
+
+const specs = tenantsFor(corpusOptions);
+const focus = queryWorkload(corpusOptions, FOCUS_PER_KIND * specs.length, { since: meta.midpoint }).filter(
+  (q) => q.tenant === values.tenant && (values.kind === undefined || q.kind === values.kind),
+);
+if (focus.length === 0) throw new Error(`no searches of ${values.kind ?? 'any kind'} for ${values.tenant}`);
+const tenantId = meta.tenants[values.tenant!]!;
+
+type Searcher = (q: BenchQuery) => string;
+const adapters = openSqliteAdapters(file, { mustExist: true, merger: () => ({ wake: () => undefined, close: async () => undefined }) });
+const searcherOf = (Index: typeof SqliteSearchIndex): Searcher => {
+  const index = new Index(adapters.db);
+  return ({ query }) =>
+    index
+      .searchRows(tenantId, toSearchQuery(query))
+      .map((r) => `${r.seq}:${r.rank}`)
+      .join(',');
+};
+const current = searcherOf(SqliteSearchIndex);
+
+if (values.reps !== undefined) {
+  const reps = Number(values.reps);
+  const started = performance.now();
+  for (let i = 0; i < reps; i++) for (const q of focus) current(q);
+  const ms = performance.now() - started;
+  note(`${values.kind ?? 'all kinds'}: ${reps} × ${focus.length} searches, ${(ms / (reps * focus.length)).toFixed(3)} ms each`);
+} else if (values.ab !== undefined) {
+  const root = resolve(values.ab);
+  const base = (await import(pathToFileURL(join(root, 'shared/adapters/local/search-index.ts')).href)) as { SqliteSearchIndex: typeof SqliteSearchIndex };
+  const other = searcherOf(base.SqliteSearchIndex);
+  // Exactness first: the same hits, in the same order with the same ranks, for every search.
+  let differ = 0;
+  for (const q of focus) {
+    if (current(q) !== other(q)) {
+      differ++;
+      if (differ <= 5) console.log(`differs: ${q.kind} ${JSON.stringify(q.query)}`);
+    }
+  }
+  console.log(differ === 0 ? `same hits for all ${focus.length} searches` : `${differ} of ${focus.length} searches differ`);
+  const rounds = Number(values.rounds);
+  const times = { base: new Map<string, number[][]>(), change: new Map<string, number[][]>() };
+  for (let r = 0; r < rounds * 2; r++) {
+    // Alternating, base first on even rounds, the change first on odd ones.
+    const order: [keyof typeof times, Searcher][] = r % 2 === 0 ? [['base', other], ['change', current]] : [['change', current], ['base', other]];
+    for (const kind of QUERY_KINDS) {
+      const items = focus.filter((q) => q.kind === kind);
+      if (items.length === 0) continue;
+      for (const [name, search] of order) {
+        const lat: number[] = [];
+        for (const q of items) lat.push(timed(search, q));
+        const byRound = times[name].get(kind) ?? [];
+        byRound.push(lat);
+        times[name].set(kind, byRound);
+      }
+    }
+  }
+  console.log('kind             base p50 / p99        change p50 / p99      p50 ratio (median of rounds)');
+  for (const kind of QUERY_KINDS) {
+    const b = times.base.get(kind);
+    const c = times.change.get(kind);
+    if (!b || !c) continue;
+    const ratios = b.map((lat, i) => p(c[i]!, 50) / p(lat, 50));
+    console.log(
+      `${kind.padEnd(16)} ${fmt(p(b.flat(), 50))} / ${fmt(p(b.flat(), 99))}   ${fmt(p(c.flat(), 50))} / ${fmt(p(c.flat(), 99))}   ${median(ratios).toFixed(3)}×`,
+    );
+  }
+} else {
+  for (const q of focus) current(q);
+  const rounds = Number(values.rounds);
+  const all: number[] = [];
+  console.log(`${values.tenant}, ${focus.length} searches × ${rounds} rounds`);
+  for (const kind of QUERY_KINDS) {
+    const items = focus.filter((q) => q.kind === kind);
+    if (items.length === 0) continue;
+    const lat: number[] = [];
+    for (let r = 0; r < rounds; r++) for (const q of items) lat.push(timed(current, q));
+    all.push(...lat);
+    console.log(`${kind.padEnd(16)} p50 ${fmt(p(lat, 50))}  p99 ${fmt(p(lat, 99))}`);
+  }
+  console.log(`${'all'.padEnd(16)} p50 ${fmt(p(all, 50))}  p99 ${fmt(p(all, 99))}`);
+}
+adapters.close();
+
+function timed(search: Searcher, q: BenchQuery): number {
+  const started = performance.now();
+  search(q);
+  return performance.now() - started;
+}
+
+function p(values: readonly number[], at: number): number {
+  return percentile([...values].sort((a, b) => a - b), at);
+}
+
+function fmt(ms: number): string {
+  return `${ms.toFixed(2).padStart(6)} ms`;
+}
+
+function toSearchQuery(query: BenchQuery['query']): SearchQuery {
+  return {
+    text: parseQuery(query.q!),
+    agent_id: query.agent_id,
+    type: query.type,
+    client: query.client,
+    since: query.since === undefined ? undefined : parseSince(query.since)!,
+    limit: query.limit ?? 20,
+  } as SearchQuery;
+}
+
+/** Writes the corpus through the adapters, in transactions of IMPORT_BATCH records, then merges the whole tail. */
+async function build(): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  if (existsSync(file)) throw new Error(`${file} exists without ${metaFile}: a build was interrupted; remove the directory`);
+  note(`building ${corpusOptions.records} records into ${file}`);
+  const built = openSqliteAdapters(file, { merger: () => ({ wake: () => undefined, close: async () => undefined }) });
+  const limits = { recordQuota: 10_000_000, queryQuota: 10_000_000, rate: 1000, burst: 1000 };
+  const tenants: Record<string, string> = {};
+  for (const spec of tenantsFor(corpusOptions)) tenants[spec.name] = (await built.keys.createTenant({ name: spec.name, limits })).tenant_id;
+  const start = Date.now() - corpusOptions.records * SPACING_MS;
+  const batches = new Map<string, StoredRecord[]>();
+  const writing = progress(`writing ${corpusOptions.records} records`, corpusOptions.records);
+  const flush = async (tenant: string) => {
+    const batch = batches.get(tenant) ?? [];
+    if (batch.length === 0) return;
+    await built.records.import(tenants[tenant]!, batch);
+    writing.tick(batch.length);
+    batches.set(tenant, []);
+  };
+  let i = 0;
+  let midpoint = '';
+  for (const { tenant, record } of generateCorpus(corpusOptions)) {
+    const stored = newRecord(tenants[tenant]!, record, new Date(start + i * SPACING_MS));
+    if (i === Math.floor(corpusOptions.records / 2)) midpoint = stored.created_at;
+    i++;
+    const batch = batches.get(tenant) ?? [];
+    batch.push(stored);
+    batches.set(tenant, batch);
+    if (batch.length >= IMPORT_BATCH) await flush(tenant);
+  }
+  for (const tenant of batches.keys()) await flush(tenant);
+  writing.finish();
+  const merge = new SearchMerge(built.db);
+  const merging = progress('merging the tail into the index', merge.pending());
+  for (let n = merge.next(16_384); n > 0; n = merge.next(16_384)) merging.tick(n);
+  merging.finish();
+  built.db.pragma('wal_checkpoint(TRUNCATE)');
+  built.close();
+  writeFileSync(metaFile, `${JSON.stringify({ records: corpusOptions.records, seed: DEFAULT_SEED, tenants, midpoint } satisfies Meta, null, 2)}\n`);
+}
