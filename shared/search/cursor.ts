@@ -1,6 +1,5 @@
 import type { MetaTable } from './metas.js';
 import type { ScoreColumns } from './block.js';
-import { indexOf } from './postings.js';
 import { clauseScore, type ClauseWeight } from './scoring.js';
 import { scoreColumns } from './sealed.js';
 
@@ -65,22 +64,51 @@ export class ClauseCursor {
     return this.index < this.metas.length && this.metas.first[this.index]! <= doc ? this.bounds[this.index]! : 0;
   }
 
+  /**
+   * The bound of the block that would hold `doc` (moving there), tightened by the document's own lengths,
+   * which every clause's posting of it holds alike: the clause scores at most what the block's largest
+   * title and body counts would score in a document of those lengths (a score grows with the counts and
+   * falls with the lengths, scoring.ts). A long document's bound is far below its block's, which a short
+   * document sets; a common word's every block holds one. 0 when no block's range holds `doc`.
+   */
+  boundFor(doc: number, lenT: number, lenB: number): number {
+    this.seek(doc);
+    const i = this.index;
+    if (i >= this.metas.length || this.metas.first[i]! > doc) return 0;
+    const counts = (this.counts ??= this.metas.maxCounts());
+    return Math.min(this.bounds[i]!, clauseScore(this.weight, counts.title[i]!, counts.body[i]!, lenT, lenB));
+  }
+
+  /** Each block's largest counts, read from the metas when boundFor first needs them. */
+  private counts: { title: Uint16Array; body: Uint16Array } | null = null;
+
   /** Block `i`, decoded (the last one read is kept; reading another reuses its arrays). */
   block(i: number): ScoreColumns {
     if (this.loaded !== i) {
       this.columns = this.load(i, this.scratch);
       this.loaded = i;
+      this.at = 0;
     }
     return this.columns!;
   }
+
+  /**
+   * Where scoreOf looks from in the block loaded: the documents it asks come in increasing order, so it
+   * walks forward from the last one, at most once over a block, where a binary search per document cost
+   * about seven steps each (candidates of common words are a few postings apart).
+   */
+  private at = 0;
 
   /** The clause's score in `doc`, at or after every document asked before; 0 when the clause is not in it. */
   scoreOf(doc: number): number {
     this.seek(doc);
     if (this.index >= this.metas.length || this.metas.first[this.index]! > doc) return 0;
     const b = this.block(this.index);
-    const i = indexOf(b.docs, b.count, doc);
-    return i < 0 ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
+    const docs = b.docs;
+    let i = this.at;
+    while (i < b.count && docs[i]! < doc) i++;
+    this.at = i;
+    return i === b.count || docs[i] !== doc ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
   }
 
   /** The clause's score in the i-th document of block `b`. */
