@@ -15,6 +15,7 @@
  *   --rounds N      rounds (default 7)
  *   --base DIR      a second checkout to compare with
  *   --cpu-prof DIR  the servers run with `--cpu-prof`, their profiles written to DIR when they stop
+ *   --kinds K,…     only these kinds of search (e.g. no-q), for a change that concerns one
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '7' },
     base: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    kinds: { type: 'string' },
   },
 });
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -131,7 +133,9 @@ try {
   }
   const servers = await Promise.all(variants.map(async (v) => ({ ...v, server: await startServer(v.root, v.dir, v.label) })));
   const clients = servers.map((s) => new BenchHttp(s.server.url, 1));
-  const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });
+  const only = values.kinds?.split(',');
+  const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint }).filter((q) => !only || only.includes(q.kind));
+  if (workload.length === 0) throw new Error(`no searches of the kinds ${values.kinds}; the kinds are ${QUERY_KINDS.join(', ')}`);
   const adapters = openSqliteAdapters(join(dataDir, 'memory.db'), { merger: () => ({ wake: () => undefined, close: async () => undefined }) });
   const index = new SqliteSearchIndex(adapters.db);
   const onEngine = async ({ tenant, query }: BenchQuery) =>
