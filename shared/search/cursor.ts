@@ -105,7 +105,8 @@ export class ClauseCursor {
     if (this.index >= this.metas.length || this.metas.first[this.index]! > doc) return 0;
     const b = this.block(this.index);
     const docs = b.docs;
-    let i = this.at;
+    // From the start again should a document come before the last one (no search asks so; it stays right).
+    let i = this.at > 0 && docs[this.at - 1]! >= doc ? 0 : this.at;
     while (i < b.count && docs[i]! < doc) i++;
     this.at = i;
     return i === b.count || docs[i] !== doc ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);

@@ -168,6 +168,10 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
   const blocks = new Array<Block | null>(m).fill(null);
   const scratch = terms.map(() => fullColumns());
   const found = new Int32Array(m);
+  // Where each term's lookup starts in its block: the documents asked come in increasing order, so a term
+  // is walked forward from its last one, at most once over a block, where a binary search per document
+  // cost several steps (a phrase of common words asks nearly every document of the rarest one's blocks).
+  const at = new Int32Array(m);
   // Each part's positions in the field being matched: where they start in its block, and how many.
   const from = new Int32Array(n);
   const length = new Int32Array(n);
@@ -183,8 +187,14 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     if (loadedAt[t] !== i) {
       blocks[t] = terms[t]!.loadFull(i, scratch[t]!);
       loadedAt[t] = i;
+      at[t] = 0;
     }
-    return indexOf(blocks[t]!.docs, blocks[t]!.count, doc);
+    const { docs, count } = blocks[t]!;
+    // From the start again should a document come before the last one (none does; it stays right).
+    let p = at[t]! > 0 && docs[at[t]! - 1]! >= doc ? 0 : at[t]!;
+    while (p < count && docs[p]! < doc) p++;
+    at[t] = p;
+    return p < count && docs[p] === doc ? p : -1;
   };
 
   /** How many times the phrase starts in one field of the document whose postings `found` holds. */

@@ -144,12 +144,17 @@ export function decodeSealed(block: SealedBlock, into?: FullColumns): Block {
   for (let i = 0, at = 0; i < n; i++, at += 2) positions[i] = block.positions[at]! | (block.positions[at + 1]! << 8);
   if (!into) return { count: c.count, docs: c.docs, tfT: c.tfT, tfB: c.tfB, lenT: c.lenT, lenB: c.lenB, positions };
   into.positions = positions;
-  into.starts = undefined;
+  // Each posting's first position, into an array the columns keep (positionStart would make one a block).
+  let starts = into.startsBuffer;
+  if (!starts || starts.length < c.count + 1) starts = into.startsBuffer = new Uint32Array(Math.max(c.count + 1, 2 * (starts?.length ?? 0)));
+  starts[0] = 0;
+  for (let j = 0; j < c.count; j++) starts[j + 1] = starts[j]! + c.tfT[j]! + c.tfB[j]!;
+  into.starts = starts;
   return into;
 }
 
 /** A reusable place to decode a whole sealed block into (decodeSealed). */
-export type FullColumns = ScoreColumns & { positions: Uint16Array; starts?: Uint32Array };
+export type FullColumns = ScoreColumns & { positions: Uint16Array; starts?: Uint32Array; startsBuffer?: Uint32Array };
 
 /** An empty FullColumns, its arrays grown on use. */
 export function fullColumns(): FullColumns {
