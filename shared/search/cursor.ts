@@ -64,24 +64,6 @@ export class ClauseCursor {
     return this.index < this.metas.length && this.metas.first[this.index]! <= doc ? this.bounds[this.index]! : 0;
   }
 
-  /**
-   * The bound of the block that would hold `doc` (moving there), tightened by the document's own lengths,
-   * which every clause's posting of it holds alike: the clause scores at most what the block's largest
-   * title and body counts would score in a document of those lengths (a score grows with the counts and
-   * falls with the lengths, scoring.ts). A long document's bound is far below its block's, which a short
-   * document sets; a common word's every block holds one. 0 when no block's range holds `doc`.
-   */
-  boundFor(doc: number, lenT: number, lenB: number): number {
-    this.seek(doc);
-    const i = this.index;
-    if (i >= this.metas.length || this.metas.first[i]! > doc) return 0;
-    const counts = (this.counts ??= this.metas.maxCounts());
-    return Math.min(this.bounds[i]!, clauseScore(this.weight, counts.title[i]!, counts.body[i]!, lenT, lenB));
-  }
-
-  /** Each block's largest counts, read from the metas when boundFor first needs them. */
-  private counts: { title: Uint16Array; body: Uint16Array } | null = null;
-
   /** Block `i`, decoded (the last one read is kept; reading another reuses its arrays). */
   block(i: number): ScoreColumns {
     if (this.loaded !== i) {

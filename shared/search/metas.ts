@@ -244,25 +244,6 @@ export class MetaTable {
     return this.offsets.length;
   }
 
-  /**
-   * Each block's largest title and body counts (the extremes of its meta), which with a document's own
-   * lengths bound the clause's score in that document (ClauseCursor.boundFor).
-   */
-  maxCounts(): { title: Uint16Array; body: Uint16Array } {
-    const title = new Uint16Array(this.length);
-    const body = new Uint16Array(this.length);
-    const b = this.sealed;
-    for (let i = 0; i < this.offsets.length; i++) {
-      title[i] = u16(b, this.offsets[i]! + 10);
-      body[i] = u16(b, this.offsets[i]! + 12);
-    }
-    this.extra.forEach((m, i) => {
-      title[this.offsets.length + i] = m.maxTfT;
-      body[this.offsets.length + i] = m.maxTfB;
-    });
-    return { title, body };
-  }
-
   /** Each block's bound for a clause of weight `w`: the most any of its documents can score. */
   bounds(w: ClauseWeight): Float64Array {
     const out = new Float64Array(this.length);

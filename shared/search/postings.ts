@@ -67,11 +67,8 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
 
 /**
  * Reads blocks 0…count-1 by index, in runs: blocks read one after another are read together, the run
- * doubling up to MAX_READ_AHEAD, since one range read costs about what a single block's read does. A block
- * a little ahead of the next one (within the last run's length) keeps the run going, the blocks between
- * read and passed over: a clause whose candidates skip a block here and there (a common word's, at a
- * million records) would otherwise read one block a statement, and a statement costs about what seven
- * more rows of one do (bench/engine-profile.ts). A block behind, or further ahead, starts a run of one.
+ * doubling up to MAX_READ_AHEAD, since one range read costs about what a single block's read does; a block
+ * that is not the next one starts a run of one again.
  */
 function readAhead(
   count: number,
@@ -88,7 +85,7 @@ function readAhead(
       next = i + 1;
       return ahead[i - from]!;
     }
-    run = i >= next && i < next + run ? Math.min(2 * run, MAX_READ_AHEAD) : 1;
+    run = i === next ? Math.min(2 * run, MAX_READ_AHEAD) : 1;
     const to = Math.min(i + run, count) - 1;
     if (to === i) {
       const bytes = one(i);
@@ -119,7 +116,8 @@ export function lowerBound(docs: Uint32Array, count: number, doc: number): numbe
 /**
  * Binary search for `doc` in the first `count` of a block's sorted documents; -1 when absent. It stops as
  * soon as it meets `doc`: written as `lowerBound` and a comparison, searches of several words measured a
- * few percent slower (cursor.ts `scoreOf` looks up every candidate this way).
+ * few percent slower when cursor.ts `scoreOf` looked up every candidate this way (it now walks forward, as
+ * a phrase does; proximity's readers still look up by this).
  */
 export function indexOf(docs: Uint32Array, count: number, doc: number): number {
   let lo = 0;

@@ -316,9 +316,6 @@ class WindowScratch {
   readonly contributions: Float64Array;
   /** What the non-essential clauses from the i-th on can still add. */
   readonly rest: Float64Array;
-  /** The same for one candidate, by its own lengths (ClauseCursor.boundFor): each clause's bound, then the sums. */
-  readonly tight: Float64Array;
-  readonly tightRest: Float64Array;
   /** Each essential clause's block, its index and the position in it. */
   readonly blocks: ScoreColumns[];
   readonly blockIndex: Int32Array;
@@ -329,8 +326,6 @@ class WindowScratch {
     this.bounds = new Float64Array(clauses);
     this.contributions = new Float64Array(order);
     this.rest = new Float64Array(clauses + 1);
-    this.tight = new Float64Array(clauses);
-    this.tightRest = new Float64Array(clauses + 1);
     this.blocks = new Array<ScoreColumns>(clauses);
     this.blockIndex = new Int32Array(clauses);
     this.position = new Int32Array(clauses);
@@ -394,8 +389,6 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
     if (doc > end) return;
     contributions.fill(0);
     let partial = 0;
-    let lenT = 0;
-    let lenB = 0;
     for (let e = 0; e < essential; e++) {
       const b = s.blocks[e]!;
       const p = s.position[e]!;
@@ -404,13 +397,11 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
         const score = c.scoreAt(b, p);
         contributions[c.order] = score;
         partial += score;
-        lenT = b.lenT[p]!;
-        lenB = b.lenB[p]!;
         s.position[e] = p + 1;
         if (p + 1 === b.count) nextBlockIfDone(s, c, e, end);
       }
     }
-    finishCandidate(doc, partial, s, split, top, filter, lenT, lenB);
+    finishCandidate(doc, partial, s, split, top, filter);
   }
 }
 
@@ -430,7 +421,7 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
       if (top.full && below(score + most, top.threshold)) continue;
       s.contributions.fill(0);
       s.contributions[c.order] = score;
-      finishCandidate(doc, score, s, split, top, filter, b.lenT[p]!, b.lenB[p]!);
+      finishCandidate(doc, score, s, split, top, filter);
     }
     s.position[0] = b.count;
     nextBlockIfDone(s, c, 0, end);
@@ -440,38 +431,20 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
 
 /**
  * Adds the non-essential clauses' scores to a candidate whose essential clauses add up to `partial`, the
- * strongest first and each only while the candidate can still enter, then offers it to the top k. Once the
- * top k is full, each clause is bounded first by the very block that would hold the candidate and the
- * candidate's own lengths (`lenT`, `lenB`: ClauseCursor.boundFor), and none is read when those bounds
- * together cannot make it enter: with common words, most candidates end there, before any block of the
- * other clauses is read.
+ * strongest first and each only while the candidate can still enter (by the bound of the very block that
+ * would hold it), then offers it to the top k.
  */
-function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null, lenT: number, lenB: number): void {
+function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null): void {
   const contributions = s.contributions;
-  if (top.full && split > 0) {
-    const threshold = top.threshold;
-    if (below(partial + s.rest[0]!, threshold)) return;
-    s.tightRest[split] = 0;
-    for (let i = split - 1; i >= 0; i--) {
-      const bound = s.cursors[split - 1 - i]!.boundFor(doc, lenT, lenB);
-      s.tight[i] = bound;
-      s.tightRest[i] = s.tightRest[i + 1]! + bound;
-    }
-    for (let i = 0; i < split; i++) {
-      if (below(partial + s.tightRest[i]!, threshold)) return;
-      if (s.tight[i] === 0) continue;
-      const c = s.cursors[split - 1 - i]!;
-      const score = c.scoreOf(doc);
-      contributions[c.order] = score;
-      partial += score;
-    }
-  } else {
-    for (let i = 0; i < split; i++) {
-      const c = s.cursors[split - 1 - i]!;
-      const score = c.scoreOf(doc);
-      contributions[c.order] = score;
-      partial += score;
-    }
+  for (let i = 0; i < split; i++) {
+    if (top.full && below(partial + s.rest[i]!, top.threshold)) return;
+    const c = s.cursors[split - 1 - i]!;
+    const bound = c.boundAt(doc);
+    if (bound === 0) continue;
+    if (top.full && below(partial + bound + s.rest[i + 1]!, top.threshold)) return;
+    const score = c.scoreOf(doc);
+    contributions[c.order] = score;
+    partial += score;
   }
   // The score as the oracle sums it: clause by clause, in the query's order.
   let score = 0;

@@ -8,10 +8,7 @@ import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../sh
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
 import { POSITION_COST, searchCost } from '../../shared/search/cost.js';
-import { analyzeDocument, type SearchDocument } from '../../shared/search/document.js';
-import { ClauseCursor } from '../../shared/search/cursor.js';
-import { termPostings } from '../../shared/search/postings.js';
-import { EMPTY_TAIL } from '../../shared/search/tail.js';
+import type { SearchDocument } from '../../shared/search/document.js';
 import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
 import { HELD_SHARE_POWER } from '../../shared/search/best.js';
@@ -144,48 +141,6 @@ describe('the pruned top k equals the oracle', () => {
       const list = searchIndex(storage, 't', query, { k: PROXIMITY_WINDOW });
       for (const k of [1, 5, 10]) expect(searchIndex(storage, 't', query, { k })).toEqual(list.slice(0, k));
     }
-  });
-
-  test("and would not with a candidate's own bound too tight (ClauseCursor.boundFor, by its block's largest counts at its lengths): 5 % under the truth is caught", () => {
-    const storage = new MemoryPostingStorage();
-    const docs = corpus(2, 3000);
-    addDocuments(storage, 't', docs);
-    const boundFor = ClauseCursor.prototype.boundFor;
-    let asked = 0;
-    const tight = jest.spyOn(ClauseCursor.prototype, 'boundFor').mockImplementation(function (this: ClauseCursor, doc, lenT, lenB) {
-      asked++;
-      return boundFor.call(this, doc, lenT, lenB) * 0.95;
-    });
-    try {
-      const differ = (query: TextQuery) => [1, 10, 100].some((k) => JSON.stringify(searchIndex(storage, 't', query, { k })) !== JSON.stringify(oracleSearch(docs, query, k)));
-      expect(queries(2, 40).filter(differ).length).toBeGreaterThan(0);
-      expect(asked).toBeGreaterThan(0);
-    } finally {
-      tight.mockRestore();
-    }
-  });
-
-  test("a candidate's own bound holds for every document of every term, and is below its block's for some", () => {
-    const storage = new MemoryPostingStorage();
-    const docs = corpus(4, 2000);
-    addDocuments(storage, 't', docs);
-    const stats = storage.stats('t')!;
-    const lengths = new Map(docs.map((d) => { const a = analyzeDocument(d); return [d.doc, [a.lenT, a.lenB] as const]; }));
-    let tighter = 0;
-    for (const term of ['w1x', 'w2x', 'w3x', 'w10x']) {
-      const postings = termPostings(storage, 't', term, EMPTY_TAIL, storage.mergedUpTo(), DEFAULT_RANKING.titleWeight)!;
-      const w = clauseWeight(DEFAULT_RANKING, stats, idf(stats.docs, postings.df));
-      const bounds = new ClauseCursor(0, w, postings.metas, postings.load);
-      const scores = new ClauseCursor(0, w, postings.metas, postings.load);
-      const blocks = new ClauseCursor(0, w, postings.metas, postings.load);
-      for (const d of docs) {
-        const [lenT, lenB] = lengths.get(d.doc)!;
-        const bound = bounds.boundFor(d.doc, lenT, lenB);
-        expect(bound).toBeGreaterThanOrEqual(scores.scoreOf(d.doc));
-        if (bound < blocks.boundAt(d.doc)) tighter++;
-      }
-    }
-    expect(tighter).toBeGreaterThan(0);
   });
 
   test('on SQLite storage, whose blocks proximity reads at once (blocksAt), the same as one by one', () => {
