@@ -12,7 +12,9 @@
  *   --reps N       repeat the kind's searches N times, untimed per query, for a profile
  *   --ab ROOT      a paired A/B: ROOT is another checkout (a `git worktree` with node_modules linked); its
  *                  SqliteSearchIndex and this one's run alternately, round by round, on the same database,
- *                  and every search's hits (records and ranks, in order) must be the same in both
+ *                  and every search's hits (records and ranks, in order) must be the same in both. Run
+ *                  it against an identical checkout too (an A/A): on a shared 2-core machine that gave
+ *                  0.80 to 1.04 by kind over 12 rounds, the noise any change's ratio is to be read against
  *   --tenant T     another tenant (default northwind-support)
  *   --cpu          time each search by the process's CPU time (process.cpuUsage) rather than the clock:
  *                  on a shared machine a search's wall time includes the waits for a core, its CPU time
