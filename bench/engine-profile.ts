@@ -16,6 +16,8 @@
  *                  it against an identical checkout too (an A/A): on a shared 2-core machine that gave
  *                  0.80 to 1.04 by kind over 12 rounds, the noise any change's ratio is to be read against
  *   --tenant T     another tenant (default northwind-support)
+ *   --counts       for each search (of --kind, or of every kind), how many blocks each clause decoded of
+ *                  how many it has, and the rows and statements it read from SQLite: what block-max skips
  *   --cpu          time each search by the process's CPU time (process.cpuUsage) rather than the clock:
  *                  on a shared machine a search's wall time includes the waits for a core, its CPU time
  *                  much less so, which is what an A/B on a busy machine wants
@@ -34,6 +36,8 @@ import { parseArgs } from 'node:util';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
+import { SqlitePostingStorage } from '../shared/adapters/local/posting-storage.js';
+import { ClauseCursor } from '../shared/search/cursor.js';
 import { parseQuery } from '../shared/domain/query-parse.js';
 import { newRecord, type StoredRecord } from '../shared/domain/record.js';
 import { parseSince } from '../shared/domain/since.js';
@@ -52,6 +56,7 @@ const { values } = parseArgs({
     ab: { type: 'string' },
     tenant: { type: 'string', default: 'northwind-support' },
     cpu: { type: 'boolean', default: false },
+    counts: { type: 'boolean', default: false },
   },
 });
 const corpusOptions: CorpusOptions = { records: Number(values.records), seed: DEFAULT_SEED };
@@ -94,7 +99,34 @@ const searcherOf = (Index: typeof SqliteSearchIndex): Searcher => {
 };
 const current = searcherOf(SqliteSearchIndex);
 
-if (values.reps !== undefined) {
+if (values.counts) {
+  // Counted by wrapping the cursor's and the storage's reads, in this process only.
+  const decoded = new Map<ClauseCursor, Set<number>>();
+  const block = ClauseCursor.prototype.block;
+  ClauseCursor.prototype.block = function (this: ClauseCursor, i: number) {
+    if (!decoded.has(this)) decoded.set(this, new Set());
+    decoded.get(this)!.add(i);
+    return block.call(this, i);
+  };
+  const reads = { statements: 0, rows: 0 };
+  const storage = SqlitePostingStorage.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['block', 'blockRange', 'positions', 'positionRange', 'blocksAt']) {
+    const read = storage[name]!;
+    storage[name] = function (this: unknown, ...args: unknown[]) {
+      const got = read.apply(this, args);
+      reads.statements++;
+      reads.rows += Array.isArray(got) ? got.length : got ? 1 : 0;
+      return got;
+    };
+  }
+  for (const q of focus) {
+    decoded.clear();
+    reads.statements = reads.rows = 0;
+    current(q);
+    const clauses = [...decoded].map(([c, read]) => `clause ${c.order}: ${read.size} of ${c.metas.length} blocks`).join(', ');
+    console.log(`${q.kind} ${JSON.stringify(q.query.q)} k=${q.query.limit ?? 20}: ${clauses || 'no blocks'}; ${reads.rows} rows in ${reads.statements} statements`);
+  }
+} else if (values.reps !== undefined) {
   const reps = Number(values.reps);
   const started = performance.now();
   for (let i = 0; i < reps; i++) for (const q of focus) current(q);
