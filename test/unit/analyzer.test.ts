@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { analyze, analyzeField, termSpans } from '../../shared/search/analyzer.js';
+import { analyze, analyzeField, termSpans, tokens } from '../../shared/search/analyzer.js';
+import { dropClitics, TOKEN_SOURCE } from '../../shared/text/tokens.js';
 import { matchSpans } from '../../shared/search/matches.js';
 import { clausesOf } from '../../shared/search/query.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
@@ -93,5 +94,60 @@ describe('matchSpans: where a query matches, as the engine matches it', () => {
 
   test('an identifier matches whole, and by its words', () => {
     expect(marked('INV-2024-0042', 'Paid INV-2024-0042, not INV-2024-0057')).toEqual(['INV-2024-0042', 'INV', '2024', '0042', 'INV', '2024']);
+  });
+});
+
+describe('the fast paths: ASCII text, and text normalized and cut island by island', () => {
+  // What the tokens are by the rules themselves: the whole text folded at once (NFKC, lower case, NFD,
+  // diacritics off Latin, Greek and Cyrillic letters, NFC), clitics dropped, the Unicode pattern over all of it.
+  const TOKEN_U = new RegExp(TOKEN_SOURCE, 'gu');
+  const DIACRITIC = /(\p{Script=Latin}|\p{Script=Greek}|\p{Script=Cyrillic})\p{M}+/gu;
+  const byRules = (text: string) =>
+    dropClitics(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(DIACRITIC, '$1').normalize('NFC')).match(TOKEN_U) ?? [];
+
+  test('text with other characters gives the tokens of the whole text folded at once, marks, ligatures, final sigma, Hangul and astral characters included', () => {
+    const piece = fc.constantFrom(
+      'a', 'e', 'E', 'x', '7', '-', '_', '.', '/', ' ', "'s", '’s', '’', '<',
+      'é', 'É', '\u0301', '\u0308', '\u0338', '\u0345', '—', '€', 'ﬁ', 'ﬀ', 'Ａ', '½', '①', 'Σ', 'ς', 'Ω', 'İ', 'ß', 'ǭ', 'ℌ',
+      '한', '\u1100', '\u1161', '\u11a8', 'ক', '\u09c7', '\u09be', '中', '\ud83d\ude00', '\u200d', '\u00a0', 'ı',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }).map((pieces) => pieces.join('')), (text) => {
+        expect(tokens(text)).toEqual(byRules(text));
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+        expect(tokens(text)).toEqual(byRules(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('plain ASCII text gives the tokens of the Unicode pattern, on every text drawn from letters, digits, joiners, apostrophes and punctuation', () => {
+    const piece = fc.constantFrom('a', 'Z', 'q', '7', '0', '-', '_', '.', '/', "'", "'s", "'t", ' ', '\n', 'x', 'E', ',', '!', '(', 'ed', 'ing', '--', '..');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }).map((pieces) => pieces.join('')), (text) => {
+        expect(tokens(text)).toEqual(byRules(text));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 }), (text) => {
+        expect(tokens(text)).toEqual(byRules(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('an identifier is still cut into its words and kept whole, a single word as itself', () => {
+    expect(analyzeField('Paid INV-2024-0042 on v1.2.3')).toEqual({
+      terms: ['paid', 'inv', '2024', '0042', 'on', 'v1', '2', '3'],
+      wholes: [
+        { position: 1, term: 'inv-2024-0042' },
+        { position: 5, term: 'v1.2.3' },
+      ],
+    });
   });
 });
