@@ -131,57 +131,64 @@ async function main(): Promise<void> {
   try {
     // The database, its first key and a few records, made once by a server of the first way.
     const first = await serverReady(WAYS[SELECTED[0]!]('server'), dataDir);
-    const printed = /Its API key, shown only this once:\s+(mem_\S+)/;
-    for (let waited = 0; !printed.test(first.stdout()); waited += 10) {
-      if (waited > 5_000) throw new Error(`no first key in the server's output: ${first.stdout()}`);
-      await new Promise((r) => setTimeout(r, 10));
+    try {
+      await measure(first, dataDir);
+    } finally {
+      await first.stop();
     }
-    const key = printed.exec(first.stdout())![1]!;
-    for (let i = 0; i < 20; i++) {
-      const response = await fetch(`${first.url}/api/v1/record`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ agent_id: 'bench', type: 'fact', title: `Record ${i}`, body: 'Start-up benchmark.' }),
-      });
-      if (response.status !== 201) throw new Error(`write answered ${response.status}`);
-    }
-    const client = { MEMORY_API_URL: first.url, MEMORY_API_KEY: key, MEMORY_DATA_DIR: dataDir };
-
-    const table: Record<string, Partial<Record<Way, number>>> = {};
-    const cases: Record<string, (way: Way) => Promise<number>> = {
-      'server ready': async (way) => {
-        const s = await serverReady(WAYS[way]('server'), mkdtempSync(join(tmpdir(), 'bench-startup-s-')));
-        await s.stop();
-        return s.ms;
-      },
-      'admin tenant list': async (way) => (await timedRun([...WAYS[way]('admin'), 'tenant', 'list'], client)).ms,
-      'memory list': async (way) => (await timedRun([...WAYS[way]('memory'), 'list', '--limit', '5'], client)).ms,
-      'MCP initialize': (way) => mcpInitialize(WAYS[way]('mcp'), client),
-    };
-    for (const [name, measure] of Object.entries(cases)) {
-      const times = new Map<Way, number[]>(SELECTED.map((way) => [way, []]));
-      // The ways take turns, so that the machine's drift over the run falls on each alike.
-      for (let run = 0; run < RUNS; run++) for (const way of SELECTED) times.get(way)!.push(await measure(way));
-      table[name] = Object.fromEntries([...times].map(([way, t]) => [way, median(t)]));
-      process.stderr.write(`${name}: done\n`);
-    }
-    await first.stop();
-
-    const ms = (x: number | undefined) => (x === undefined ? '' : x.toFixed(0));
-    const ratio = SELECTED.includes('compiled') && SELECTED.includes('tsx');
-    const lines = [
-      `Medians of ${RUNS} cold processes each, ms (${new Date().toISOString().slice(0, 16)}Z, node ${process.version}):`,
-      '',
-      `| program | ${SELECTED.join(' | ')} |${ratio ? ' tsx ÷ compiled |' : ''}`,
-      `|---|${SELECTED.map(() => '---:|').join('')}${ratio ? '---:|' : ''}`,
-      ...Object.entries(table).map(
-        ([name, t]) => `| ${name} | ${SELECTED.map((way) => ms(t[way])).join(' | ')} |${ratio ? ` ${(t.tsx! / t.compiled!).toFixed(1)}× |` : ''}`,
-      ),
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Every case, each way, with `first` serving the client programs on `dataDir`. */
+async function measure(first: Awaited<ReturnType<typeof serverReady>>, dataDir: string): Promise<void> {
+  const printed = /Its API key, shown only this once:\s+(mem_\S+)/;
+  for (let waited = 0; !printed.test(first.stdout()); waited += 10) {
+    if (waited > 5_000) throw new Error(`no first key in the server's output: ${first.stdout()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const key = printed.exec(first.stdout())![1]!;
+  for (let i = 0; i < 20; i++) {
+    const response = await fetch(`${first.url}/api/v1/record`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ agent_id: 'bench', type: 'fact', title: `Record ${i}`, body: 'Start-up benchmark.' }),
+    });
+    if (response.status !== 201) throw new Error(`write answered ${response.status}`);
+  }
+  const client = { MEMORY_API_URL: first.url, MEMORY_API_KEY: key, MEMORY_DATA_DIR: dataDir };
+
+  const table: Record<string, Partial<Record<Way, number>>> = {};
+  const cases: Record<string, (way: Way) => Promise<number>> = {
+    'server ready': async (way) => {
+      const s = await serverReady(WAYS[way]('server'), mkdtempSync(join(tmpdir(), 'bench-startup-s-')));
+      await s.stop();
+      return s.ms;
+    },
+    'admin tenant list': async (way) => (await timedRun([...WAYS[way]('admin'), 'tenant', 'list'], client)).ms,
+    'memory list': async (way) => (await timedRun([...WAYS[way]('memory'), 'list', '--limit', '5'], client)).ms,
+    'MCP initialize': (way) => mcpInitialize(WAYS[way]('mcp'), client),
+  };
+  for (const [name, measure] of Object.entries(cases)) {
+    const times = new Map<Way, number[]>(SELECTED.map((way) => [way, []]));
+    // The ways take turns, so that the machine's drift over the run falls on each alike.
+    for (let run = 0; run < RUNS; run++) for (const way of SELECTED) times.get(way)!.push(await measure(way));
+    table[name] = Object.fromEntries([...times].map(([way, t]) => [way, median(t)]));
+    process.stderr.write(`${name}: done\n`);
+  }
+  const ms = (x: number | undefined) => (x === undefined ? '' : x.toFixed(0));
+  const ratio = SELECTED.includes('compiled') && SELECTED.includes('tsx');
+  const lines = [
+    `Medians of ${RUNS} cold processes each, ms (${new Date().toISOString().slice(0, 16)}Z, node ${process.version}):`,
+    '',
+    `| program | ${SELECTED.join(' | ')} |${ratio ? ' tsx ÷ compiled |' : ''}`,
+    `|---|${SELECTED.map(() => '---:|').join('')}${ratio ? '---:|' : ''}`,
+    ...Object.entries(table).map(
+      ([name, t]) => `| ${name} | ${SELECTED.map((way) => ms(t[way])).join(' | ')} |${ratio ? ` ${(t.tsx! / t.compiled!).toFixed(1)}× |` : ''}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 await main();
