@@ -38,11 +38,9 @@ import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import { SqlitePostingStorage } from '../shared/adapters/local/posting-storage.js';
 import { ClauseCursor } from '../shared/search/cursor.js';
-import { parseQuery } from '../shared/domain/query-parse.js';
 import { newRecord, type StoredRecord } from '../shared/domain/record.js';
-import { parseSince } from '../shared/domain/since.js';
-import type { SearchQuery } from '../shared/ports.js';
 import { DEFAULT_SEED, generateCorpus, QUERY_KINDS, queryWorkload, tenantsFor, type BenchQuery, type CorpusOptions } from './corpus.js';
+import { engineQuery } from './support/engine-query.js';
 import { note, progress } from './support/progress.js';
 import { median, percentile } from './support/stats.js';
 
@@ -93,7 +91,7 @@ const searcherOf = (Index: typeof SqliteSearchIndex): Searcher => {
   const index = new Index(adapters.db);
   return ({ query }) =>
     index
-      .searchRows(tenantId, toSearchQuery(query))
+      .searchRows(tenantId, engineQuery(query))
       .map((r) => `${r.seq}:${r.rank}`)
       .join(',');
 };
@@ -208,17 +206,6 @@ function p(values: readonly number[], at: number): number {
 
 function fmt(ms: number): string {
   return `${ms.toFixed(2).padStart(6)} ms`;
-}
-
-function toSearchQuery(query: BenchQuery['query']): SearchQuery {
-  return {
-    text: parseQuery(query.q!),
-    agent_id: query.agent_id,
-    type: query.type,
-    client: query.client,
-    since: query.since === undefined ? undefined : parseSince(query.since)!,
-    limit: query.limit ?? 20,
-  } as SearchQuery;
 }
 
 /** Writes the corpus through the adapters, in transactions of IMPORT_BATCH records, then merges the whole tail. */

@@ -26,14 +26,14 @@ import { parseArgs, promisify } from 'node:util';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
-import { parseQuery } from '../shared/domain/query-parse.js';
-import { parseSince } from '../shared/domain/since.js';
 import { DEFAULT_SEED, QUERY_KINDS, queryWorkload, tenantsFor, type BenchQuery, type CorpusOptions } from './corpus.js';
+import { engineQuery } from './support/engine-query.js';
 import { queryString } from './steps/searches.js';
 import { loadCorpus } from './steps/writes.js';
 import { note } from './support/progress.js';
 import { BenchHttp } from './support/http.js';
 import { median, percentile, timedPool } from './support/stats.js';
+import { listeningUrl, readStartup } from './support/server.js';
 import type { BenchTenant } from './support/tenants.js';
 
 const { values } = parseArgs({
@@ -69,20 +69,7 @@ async function startServer(root: string, dataDir: string, label: string): Promis
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const url = await new Promise<string>((ok, fail) => {
-    let out = '';
-    const read = (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (found) {
-        child.stdout!.off('data', read);
-        child.stdout!.resume();
-        ok(found);
-      }
-    };
-    child.stdout!.on('data', read);
-    child.once('exit', () => fail(new Error(`the ${label} server exited before it listened`)));
-  });
+  const url = await readStartup(child, listeningUrl);
   return {
     url,
     stop: async () => {
@@ -139,14 +126,7 @@ try {
   const adapters = openSqliteAdapters(join(dataDir, 'memory.db'), { merger: () => ({ wake: () => undefined, close: async () => undefined }) });
   const index = new SqliteSearchIndex(adapters.db);
   const onEngine = async ({ tenant, query }: BenchQuery) =>
-    void (await index.search(tenants.get(tenant)!.tenant_id, {
-      text: parseQuery(query.q),
-      agent_id: query.agent_id,
-      type: query.type,
-      client: query.client,
-      since: query.since === undefined ? undefined : parseSince(query.since)!,
-      limit: query.limit ?? 20,
-    }));
+    void (await index.search(tenants.get(tenant)!.tenant_id, engineQuery(query)));
   const anyKey = [...tenants.values()][0]!.api_key;
   const overHttp = (client: BenchHttp) => async (q: BenchQuery | 'healthz' | 'usage') => {
     const res =

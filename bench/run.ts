@@ -15,11 +15,10 @@ import { parseArgs } from 'node:util';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
-import { parseQuery } from '../shared/domain/query-parse.js';
-import { parseSince } from '../shared/domain/since.js';
 import { MemoryClient } from '../sdk/src/index.js';
 import { measureColdStarts } from './cold-start.js';
 import { DEFAULT_SEED, generateCorpus, queryWorkload, tenantsFor, type BenchQuery, type CorpusOptions } from './corpus.js';
+import { engineQuery } from './support/engine-query.js';
 import { startPostgres, type PostgresPeer } from './peers/postgres.js';
 import { loadIntoPeer, loadThroughApi, scoreSet, type QualityResult } from './quality/score.js';
 import { agentMemory, agentQuestions, cacm, cranfield } from './quality/sets.js';
@@ -86,14 +85,7 @@ for (const concurrency of CONCURRENCIES) {
 const adapters = openSqliteAdapters(join(server.dataDir, 'memory.db'));
 const index = new SqliteSearchIndex(adapters.db);
 const onEngine = ({ tenant, query }: BenchQuery) =>
-  index.search(tenants.get(tenant)!.tenant_id, {
-    text: parseQuery(query.q),
-    agent_id: query.agent_id,
-    type: query.type,
-    client: query.client,
-    since: query.since === undefined ? undefined : parseSince(query.since)!,
-    limit: query.limit ?? 20,
-  });
+  index.search(tenants.get(tenant)!.tenant_id, engineQuery(query));
 const engine = await runSearches('searches on the SQLite index, in process', workload, 1, rounds, onEngine);
 const specs = tenantsFor(corpusOptions);
 const focusWorkload = queryWorkload(corpusOptions, focusPerKind * specs.length, { since: writes.midpoint });

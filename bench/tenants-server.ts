@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launchArguments } from '../scripts/dist.mjs';
 import { residentMiB } from './support/tenant-queries.js';
+import { listeningUrl, readStartup } from './support/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,20 +35,7 @@ export async function startServer(dataDir: string): Promise<Running> {
       child.kill('SIGTERM');
     });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const read = (chunk: Buffer) => {
-        out += chunk.toString();
-        const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-        if (url) {
-          child.stdout!.off('data', read);
-          child.stdout!.resume();
-          resolve(url);
-        }
-      };
-      child.stdout!.on('data', read);
-      child.once('exit', () => reject(new Error(`the server exited before it listened: ${out}`)));
-    });
+    const url = await readStartup(child, listeningUrl);
     return { child, url, listenMs: performance.now() - t0, stop };
   } catch (error) {
     await stop();

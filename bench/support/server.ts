@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,32 @@ export interface BenchServer {
   key: string;
   /** Stops the server and removes its data directory. */
   stop(): Promise<void>;
+}
+
+/** The address a server's start-up lines say it listens on, once they have said it. */
+export function listeningUrl(out: string): string | undefined {
+  return /listening on (http:\/\/\S+)/.exec(out)?.[1];
+}
+
+/**
+ * Reads a starting server's stdout until `found` makes something of it, and from then on drains it unread,
+ * so that reading it costs the load generator nothing; rejects, with what it printed, if the server exits
+ * first.
+ */
+export function readStartup<T>(child: ChildProcess, found: (out: string) => T | undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let out = '';
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const value = found(out);
+      if (value === undefined) return;
+      child.stdout!.off('data', read);
+      child.stdout!.resume();
+      resolve(value);
+    };
+    child.stdout!.on('data', read);
+    child.once('exit', () => reject(new Error(`the server exited before it listened: ${out}`)));
+  });
 }
 
 /**
@@ -36,22 +62,10 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       else server.kill('SIGTERM');
     });
   try {
-    const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-      let out = '';
-      const read = (chunk: Buffer) => {
-        out += chunk.toString();
-        const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-        const key = /(mem_[A-Za-z0-9_-]+)/.exec(out)?.[1];
-        if (url && key) {
-          // From here on the server's stdout (its metrics lines) is drained unread, so that reading it costs
-          // the load generator nothing.
-          server.stdout!.off('data', read);
-          server.stdout!.resume();
-          resolve({ url, key });
-        }
-      };
-      server.stdout!.on('data', read);
-      server.once('exit', () => reject(new Error('the server exited before it listened')));
+    const { url, key } = await readStartup(server, (out) => {
+      const url = listeningUrl(out);
+      const key = /(mem_[A-Za-z0-9_-]+)/.exec(out)?.[1];
+      return url && key ? { url, key } : undefined;
     });
     return { url, key, dataDir, stop };
   } catch (error) {
