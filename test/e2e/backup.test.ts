@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { MIGRATIONS, openReadOnlyDatabase } from '../../shared/adapters/local/database.js';
 import { generateApiKey, generateKeyId, hashApiKey } from '../../shared/domain/api-key.js';
-import { admin, killAll, removeDir, runAdmin, startServer, tempDir, waitFor, type AdminResult, type ServerProcess } from '../support/child-server.js';
+import { admin, killAll, removeDir, runAdmin, startServer, tempDir, waitFor, waitForMerge, type AdminResult, type ServerProcess } from '../support/child-server.js';
 import { indexProblems } from '../support/index-invariants.js';
 import { Client } from '../support/local-service.js';
 
@@ -165,11 +165,7 @@ test('a backup taken while writes go on, restored into a fresh directory, holds 
   // Once the restored server has merged its tail, the index counts exactly the records, and is still exact.
   const check = openReadOnlyDatabase(join(restoredDir, 'memory.db'));
   try {
-    const state = check.prepare('SELECT merged_upto, last_seq FROM search_state');
-    await waitFor(() => {
-      const { merged_upto, last_seq } = state.get() as { merged_upto: number; last_seq: number };
-      return merged_upto === last_seq;
-    }, 30_000, 'the merge of the restored tail');
+    await waitForMerge(check, 30_000, 'the merge of the restored tail');
     const docs = check.prepare('SELECT docs FROM search_tenants WHERE tenant = ?').pluck().get(tenant.tenant_id);
     expect(docs).toBe(backup.json.records);
     expect(check.prepare('SELECT count(*) FROM records WHERE tenant_id = ?').pluck().get(tenant.tenant_id)).toBe(backup.json.records);

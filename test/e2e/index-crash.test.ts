@@ -5,7 +5,7 @@ import { mulberry32 } from '../../bench/corpus.js';
 import { openReadOnlyDatabase } from '../../shared/adapters/local/database.js';
 import { SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
-import { admin, killAll, removeDir, runAdmin, spawnProgram, startServer, tempDir, waitFor, type ServerProcess } from '../support/child-server.js';
+import { admin, killAll, removeDir, runAdmin, spawnProgram, startServer, tempDir, waitFor, waitForMerge, type ServerProcess } from '../support/child-server.js';
 import { indexProblems } from '../support/index-invariants.js';
 import { Client } from '../support/local-service.js';
 
@@ -230,11 +230,7 @@ test('a backlog left below the merge-at-start size is merged by the server witho
   await start();
   const db = openReadOnlyDatabase(join(dataDir, 'memory.db'));
   try {
-    const state = db.prepare('SELECT merged_upto, last_seq FROM search_state');
-    await waitFor(() => {
-      const { merged_upto, last_seq } = state.get() as { merged_upto: number; last_seq: number };
-      return merged_upto === last_seq;
-    }, 20_000, 'the merge of the backlog');
+    await waitForMerge(db, 20_000, 'the merge of the backlog');
     expect(indexProblems(db)).toEqual([]);
   } finally {
     db.close();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchArguments } from '../../scripts/dist.mjs';
+import type { Db } from '../../shared/adapters/local/database.js';
 
 /** The project root: the children run from here, so that the relative paths resolve. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -143,6 +144,18 @@ export async function waitFor(check: () => boolean, timeoutMs: number, what: str
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * Waits until a running server's merge has taken every record into the search index (its merge mark at the
+ * last seq given), reading `db`, a connection of the test's own to the server's database.
+ */
+export async function waitForMerge(db: Db, timeoutMs: number, what: string): Promise<void> {
+  const state = db.prepare('SELECT merged_upto, last_seq FROM search_state');
+  await waitFor(() => {
+    const { merged_upto, last_seq } = state.get() as { merged_upto: number; last_seq: number };
+    return merged_upto === last_seq;
+  }, timeoutMs, what);
 }
 
 /**
