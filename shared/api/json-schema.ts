@@ -29,14 +29,25 @@ function embedded(schema: JsonObject): JsonObject {
   return rest;
 }
 
-/** The JSON Schemas of `schemas`, by component name, referring to each other in components.schemas. */
-export function componentSchemas(schemas: z.ZodType[], io: 'input' | 'output'): Record<string, JsonObject> {
-  const registry = z.registry<{ id: string }>();
-  for (const schema of schemas) registry.add(schema, { id: idOf(schema) });
-  const { schemas: out } = z.toJSONSchema(registry, { ...JSON_SCHEMA, io, uri: (id) => SCHEMA_REF + id });
-  // __shared holds an id'd schema reached from these but not among them: it would have no component.
-  if ('__shared' in out) throw new Error(`a schema reached from ${Object.keys(out).join(', ')} is not a component`);
-  return Object.fromEntries(Object.entries(out).map(([id, schema]) => [id, embedded(schema as JsonObject)]));
+/**
+ * The JSON Schemas of `roots` and of every schema with a meta id that they reach, by component name,
+ * referring to each other in components.schemas: the roots first, in their order, then what they reach.
+ */
+export function componentSchemas(roots: Iterable<z.ZodType>, io: 'input' | 'output'): Record<string, JsonObject> {
+  const schemas = [...new Set(roots)];
+  for (;;) {
+    const registry = z.registry<{ id: string }>();
+    for (const schema of schemas) registry.add(schema, { id: idOf(schema) });
+    const { schemas: out } = z.toJSONSchema(registry, { ...JSON_SCHEMA, io, uri: (id) => SCHEMA_REF + id });
+    // __shared holds the id'd schemas reached from these but not among them: each becomes a component too.
+    const reached = (out.__shared as { $defs?: Record<string, unknown> } | undefined)?.$defs;
+    if (!reached) return Object.fromEntries(Object.entries(out).map(([id, schema]) => [id, embedded(schema as JsonObject)]));
+    for (const id of Object.keys(reached)) {
+      const schema = z.globalRegistry._idmap.get(id);
+      if (!schema) throw new Error(`no schema has the meta id ${id}`);
+      schemas.push(schema as z.ZodType);
+    }
+  }
 }
 
 /**

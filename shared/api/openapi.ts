@@ -1,23 +1,5 @@
 import type { z } from 'zod';
-import {
-  classificationSchema,
-  classifyInputSchema,
-  deletedRecordSchema,
-  errorBodySchema,
-  forgetAcceptedSchema,
-  forgetInputSchema,
-  forgetJobSchema,
-  forgetResultSchema,
-  recordPageSchema,
-  recordSchema,
-  usageSchema,
-  recordInputSchema,
-  recordPatchSchema,
-  recordReceiptSchema,
-  searchHitSchema,
-  searchResultsSchema,
-  suggestionSchema,
-} from '../domain/schemas.js';
+import { errorBodySchema } from '../domain/schemas.js';
 import { errorResponses, routingResponses } from './error-responses.js';
 import { componentSchemas, schemaRef, valueSchema, type JsonObject } from './json-schema.js';
 import { OPERATIONS, type OperationSpec } from './operations.js';
@@ -47,6 +29,9 @@ function queryParameters(shape: Record<string, z.ZodType>, defaults: Readonly<Re
 const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: schemaRef(schema) } });
 
 /** One operation as an OpenAPI operation object: its path, query and header parameters, its body and its answers. */
+/** The registry's operations, each as its spec. */
+const SPECS: readonly OperationSpec[] = OPERATIONS;
+
 function operationObject(operation: OperationSpec): JsonObject {
   const parameters = [
     ...Object.entries(operation.pathParameters ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
@@ -115,25 +100,9 @@ export function openApiDocument(): JsonObject {
     paths: paths(),
     components: {
       schemas: {
-        ...componentSchemas([recordInputSchema, recordPatchSchema, classifyInputSchema, forgetInputSchema], 'input'),
-        ...componentSchemas(
-          [
-            recordReceiptSchema,
-            searchResultsSchema,
-            searchHitSchema,
-            recordSchema,
-            recordPageSchema,
-            deletedRecordSchema,
-            forgetResultSchema,
-            forgetAcceptedSchema,
-            forgetJobSchema,
-            usageSchema,
-            classificationSchema,
-            suggestionSchema,
-            errorBodySchema,
-          ],
-          'output',
-        ),
+        // Every operation's body and answers, and what they reach: a new operation's schemas need no list.
+        ...componentSchemas(SPECS.flatMap(({ body }) => (body ? [body] : [])), 'input'),
+        ...componentSchemas([...SPECS.flatMap(({ responses }) => Object.values(responses).map(({ schema }) => schema)), errorBodySchema], 'output'),
       },
       responses: routing,
       headers: {

@@ -45,15 +45,6 @@ class RecordPatch(TypedDict, total=False):
     metadata: Optional[Dict[str, Any]]
 
 
-class ClassifyInput(TypedDict):
-    """A title and a body to suggest a type for."""
-
-    #: The title of the record to be. At most 2048 characters.
-    title: str
-    #: Its body. At most 65536 bytes in UTF-8.
-    body: str
-
-
 class ForgetInput(TypedDict, total=False):
     """Which records to delete: those that match every selector given (at least one)."""
 
@@ -69,6 +60,15 @@ class ForgetInput(TypedDict, total=False):
     ids: List[str]
     #: true: delete nothing, and say how many records would go.
     dry_run: bool
+
+
+class ClassifyInput(TypedDict):
+    """A title and a body to suggest a type for."""
+
+    #: The title of the record to be. At most 2048 characters.
+    title: str
+    #: Its body. At most 65536 bytes in UTF-8.
+    body: str
 
 
 class RecordReceipt(TypedDict):
@@ -92,33 +92,6 @@ class Classification(TypedDict):
     model: str
     #: ISO 8601, UTC, milliseconds.
     classified_at: str
-
-
-class SearchHit(TypedDict):
-    """A stored record and its relevance."""
-
-    id: str
-    agent_id: str
-    type: RecordType
-    title: str
-    body: str
-    client: Optional[str]
-    #: ISO 8601, UTC, milliseconds.
-    created_at: str
-    metadata: Optional[Dict[str, Any]]
-    #: Relevance in 0..1, best first; 0 when there is no q.
-    rank: float
-    #: null until the background worker has run.
-    classification: Optional[Classification]
-    #: 1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.
-    version: int
-    #: When the record was last updated; null until its first update.
-    updated_at: Optional[str]
-    #: The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
-    superseded_by: Optional[str]
-
-
-SearchResults = List[SearchHit]
 
 
 class Record(TypedDict):
@@ -184,6 +157,33 @@ class ForgetJob(TypedDict):
     status: Literal["running", "done", "failed"]
     matched: int
     deleted: int
+
+
+class SearchHit(TypedDict):
+    """A stored record and its relevance."""
+
+    id: str
+    agent_id: str
+    type: RecordType
+    title: str
+    body: str
+    client: Optional[str]
+    #: ISO 8601, UTC, milliseconds.
+    created_at: str
+    metadata: Optional[Dict[str, Any]]
+    #: Relevance in 0..1, best first; 0 when there is no q.
+    rank: float
+    #: null until the background worker has run.
+    classification: Optional[Classification]
+    #: 1 when the record is created, one more for each update (PATCH). GET sends it as the ETag.
+    version: int
+    #: When the record was last updated; null until its first update.
+    updated_at: Optional[str]
+    #: The id of the record that supersedes this one, or null while it is current. Search and listing leave superseded records out unless include_superseded=true.
+    superseded_by: Optional[str]
+
+
+SearchResults = List[SearchHit]
 
 
 class UsageRecords(TypedDict):
