@@ -1,5 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { OPERATIONS, type OperationSpec } from '../api/operations.js';
 
 /**
  * The API Gateway stage variable that holds the web console's origin (`https://<distribution domain>`).
@@ -8,8 +9,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
  */
 export const CONSOLE_ORIGIN_STAGE_VARIABLE = 'consoleOrigin';
 
-/** The request headers the console sends, which a preflight must allow. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'] as const;
+/**
+ * The request headers the console sends, which a preflight must allow: the key, the JSON body's type, and
+ * every header parameter an operation of the registry declares (Idempotency-Key, If-Match).
+ */
+export const CORS_ALLOWED_HEADERS: readonly string[] = [
+  'Authorization',
+  'Content-Type',
+  ...new Set((OPERATIONS as readonly OperationSpec[]).flatMap(({ headers }) => (headers ?? []).map(({ name }) => String(name)))),
+];
 
 /**
  * The response headers the console may read besides the CORS-safelisted ones: where a record was stored,
