@@ -40,8 +40,9 @@ function countCommits(database: Db): () => number {
 
 describe('group commit', () => {
   test('a batch that finds the database locked waits for the lock without blocking, and then commits', async () => {
-    // SQLite's own wait off, so that the lock is met at once; another connection holds it for a while.
-    db.pragma('busy_timeout = 0');
+    // A minute of SQLite's own wait: a batch that waited in SQLite's busy handler would hold this thread (and
+    // the timer below) past the test's timeout. Another connection holds the lock for a while.
+    db.pragma('busy_timeout = 60000');
     const other = new Database(db.name);
     other.exec('BEGIN IMMEDIATE');
     const group = new GroupCommit(db);
@@ -55,7 +56,9 @@ describe('group commit', () => {
     await Promise.all(writes);
     expect(ticked).toBe(true);
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3);
-  });
+    // The connection's own wait is back for its other statements.
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(60000);
+  }, 20_000);
 
   test('writes submitted together commit in one transaction, and each caller gets its own result', async () => {
     const commits = countCommits(db);

@@ -23,20 +23,28 @@ const BUSY_RETRY_MS = 2;
  * it is durable. If the commit itself fails, every write of the batch fails with that error.
  *
  * A batch that finds the database locked (SQLITE_BUSY: nothing of it was applied) is tried again a little
- * later, without blocking the event loop, until BUSY_DEADLINE_MS have passed; SQLite's own busy wait can end
- * early (a signal cuts its sleeps short), and the merge thread takes the lock often.
+ * later, without blocking the event loop, until BUSY_DEADLINE_MS have passed. Its BEGIN does not wait in
+ * SQLite's busy handler (the connection's busy_timeout is 0 for it): that handler sleeps 1, 2, 5 ms and more
+ * on the thread that answers requests, while the merge and classification threads take the lock for short
+ * steps all the time.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly inSavepoint;
   private readonly commitBatch;
+  /**
+   * The connection's busy_timeout, which a batch sets to 0 for its BEGIN and back after. With db.pragma each
+   * time: SQLite applies this pragma when it prepares the statement, so a prepared one run again does nothing.
+   */
+  private readonly busyTimeout: number;
 
   /** @param maxBatch the most writes one transaction holds; more wait for the next one. */
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly maxBatch = 256,
   ) {
+    this.busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
     this.inSavepoint = db.transaction((work: () => unknown) => work());
     this.commitBatch = db.transaction((batch: Pending[]) =>
       batch.map(({ work }): Outcome => {
@@ -80,7 +88,12 @@ export class GroupCommit {
 
     let outcomes: Outcome[];
     try {
-      outcomes = this.commitBatch.immediate(batch);
+      this.db.pragma('busy_timeout = 0');
+      try {
+        outcomes = this.commitBatch.immediate(batch);
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.busyTimeout}`);
+      }
     } catch (error) {
       const now = Date.now();
       if (isBusy(error) && now - (batch[0]!.busySince ??= now) < BUSY_DEADLINE_MS) {
