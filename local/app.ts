@@ -17,6 +17,7 @@ import { openBackend, type Backend } from './backends.js';
 import { consoleRoutes } from './console-assets.js';
 import type { LocalConfig } from './config.js';
 import { createGatewayServer, type ProxyHandler, type Route } from './gateway.js';
+import type { ClassificationLoop } from './classification.js';
 import { JobLoop } from './job-loop.js';
 import { createMetricsServer, ServiceMetrics } from './metrics.js';
 import { createTenantWithKey, type IssuedKey } from './tenants.js';
@@ -122,7 +123,10 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     ...(metrics ? { onAnswered: (answer) => metrics.answered(answer) } : {}),
   });
   const metricsServer = metrics ? createMetricsServer(metrics, logger) : null;
-  const loop = new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger: lambdaLogger() }), logger, pollMs: config.jobPollMs });
+  // The classifier Lambda's work: on a thread of its own where the backend allows, else on this one.
+  const loop: ClassificationLoop =
+    backend.classificationThread?.({ pollMs: config.jobPollMs, logLevel: config.logLevel }, logger) ??
+    new JobLoop({ jobs, worker: createClassifierWorker({ records, classifier, logger: lambdaLogger() }), logger, pollMs: config.jobPollMs });
 
   try {
     await listen(server, config.port, config.host);

@@ -1,7 +1,9 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ApiGatewayKeyRegistry } from '../shared/adapters/aws/gateway/usage-plans.js';
 import type { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
 import type { CursorSealer } from '../shared/domain/cursor-sealer.js';
 import type { KeyStore, RecordStore, SearchIndex, UsageMeter } from '../shared/ports.js';
+import type { ClassificationLoop, ClassificationThreadData } from './classification.js';
 
 /** The ports the local runtime serves from, whichever backend holds them. */
 export interface Backend {
@@ -21,6 +23,12 @@ export interface Backend {
    * operator's metrics: one count on the SQLite file. In the AWS-shaped mode, those the stream has delivered.
    */
   mergeBacklog(): number;
+  /**
+   * The classification worker on a thread of its own (classification.ts), where the backend's stores can be
+   * opened there: the embedded one. Null in the AWS-shaped one, whose records are in DynamoDB: the server runs
+   * the job loop on its own thread.
+   */
+  classificationThread: ((settings: Omit<ClassificationThreadData, 'file'>, logger: Logger) => ClassificationLoop) | null;
   /** Where the data lives, for the start-up line. */
   describe: string;
   /** Starts background work: the search index's merges, and the stream poller in the AWS-shaped backend. */

@@ -12,6 +12,7 @@ import { ThreadMerger, type SearchMerger } from '../shared/adapters/local/search
 import { CursorSealer } from '../shared/domain/cursor-sealer.js';
 import type { SearchIndex } from '../shared/ports.js';
 import { NoDatabaseError, type AdminStores, type Backend } from './backend.js';
+import { ClassificationThread } from './classification.js';
 import type { LocalConfig } from './config.js';
 
 /** The embedded default: every port on one SQLite file; search sees a write as soon as it returns. */
@@ -29,6 +30,7 @@ export function openSqliteBackend(config: LocalConfig, logger: Logger): Backend 
     search,
     cursors: new CursorSealer(sqlite.secrets.get('cursor-key')),
     mergeBacklog: () => merge.pending(),
+    classificationThread: (settings, threadLogger) => new ClassificationThread({ ...settings, file: config.databaseFile }, threadLogger),
     describe: `data in ${config.dataDir}`,
     // The merge thread starts with the server, not at its first write: a backlog that a restart or an
     // import by the admin CLI left is merged without waiting for one, and so is what another process writes.

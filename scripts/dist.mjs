@@ -31,6 +31,7 @@ export const ENTRY_POINTS = {
   'dynamodb-local': 'local/dynamodb-local.ts',
   'search-worker': 'shared/adapters/local/search-worker.ts',
   'search-merge-thread': 'shared/adapters/local/search-merge-thread.ts',
+  'classification-thread': 'local/classification-thread.ts',
 };
 
 /** The programs a user runs (the others are the worker threads). */
