@@ -1,0 +1,134 @@
+/**
+ * Durable writes over HTTP, in minutes rather than the full run's hour, and what they cost the server:
+ * `npx tsx bench/write-profile.ts [--records N] [--concurrency C] [--rounds R] [--base CHECKOUT]`.
+ *
+ * Each round starts a fresh server (as `npm start` does, compiled), writes N records of the benchmark's
+ * corpus at concurrency C through `POST /api/v1/record`, and reports the writes a second, the p50 and p99,
+ * the server's CPU per write during the load (its main thread, which answers the requests, and all its
+ * threads), the classification jobs still waiting when the load ends, and the CPU per write once the
+ * classification and the merge have caught up. CPU is read from /proc (Linux), so it is what the server
+ * spent, whatever else the machine ran. With `--base`, another checkout's server (its dist/ built, e.g. a
+ * `git worktree` of an earlier commit) takes turns with this one, round by round, on the same records.
+ * `--cpu-prof DIR` profiles each server's threads. The figures of each round, then the medians.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { DEFAULT_SEED, generateCorpus, tenantsFor } from './corpus.js';
+import { BenchHttp } from './support/http.js';
+import { note } from './support/progress.js';
+import { listeningUrl, readStartup } from './support/server.js';
+import { latencyStats } from './support/stats.js';
+import { createTenant } from './support/tenants.js';
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '20000' },
+    concurrency: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '3' },
+    base: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const records = Number(values.records);
+const concurrency = Number(values.concurrency);
+const rounds = Number(values.rounds);
+if (![records, concurrency, rounds].every((n) => Number.isInteger(n) && n > 0)) throw new Error('--records, --concurrency and --rounds must be positive integers');
+const here = fileURLToPath(new URL('..', import.meta.url));
+const checkouts = [...(values.base ? [{ label: 'base', root: resolve(values.base) }] : []), { label: 'this', root: here }];
+const LIMITS = { MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000', MEMORY_DEFAULT_RECORD_QUOTA: '1000000000', MEMORY_DEFAULT_QUERY_QUOTA: '1000000000' };
+
+/** A process's (or one thread's) CPU time so far, in µs, from its /proc stat line. */
+function cpuUs(statFile: string): number {
+  const line = readFileSync(statFile, 'utf8');
+  const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, the 14th and 15th fields, in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+interface Round {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The server's main thread, µs of CPU a write, during the load. */
+  mainUs: number;
+  /** All the server's threads, µs of CPU a write, during the load. */
+  allUs: number;
+  /** All its threads, µs a write, until the classification and the merge had caught up. */
+  caughtUpUs: number;
+  jobsLeft: number;
+}
+
+const corpusOptions = { records, seed: DEFAULT_SEED };
+const items = [...generateCorpus(corpusOptions)];
+
+async function round(root: string): Promise<Round> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'memory-write-profile-'));
+  const prof = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
+  const child = spawn(process.execPath, [...prof, join(root, 'scripts', 'launch.mjs'), 'server'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', ...LIMITS },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  try {
+    const url = await readStartup(child, listeningUrl);
+    const keys = new Map<string, string>();
+    for (const spec of tenantsFor(corpusOptions)) keys.set(spec.name, (await createTenant(dataDir, spec.name)).api_key);
+    const client = new BenchHttp(url);
+    const cpu = () => ({ main: cpuUs(`/proc/${child.pid}/task/${child.pid}/stat`), all: cpuUs(`/proc/${child.pid}/stat`) });
+    const before = cpu();
+    const latencies: number[] = [];
+    let taken = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (taken < records) {
+          const item = items[taken++]!;
+          const t = performance.now();
+          const res = await client.send('POST', '/api/v1/record', keys.get(item.tenant)!, item.record);
+          latencies.push(performance.now() - t);
+          if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
+        }
+      }),
+    );
+    const stats = latencyStats(latencies, performance.now() - started);
+    const loaded = cpu();
+    const db = new Database(join(dataDir, 'memory.db'), { readonly: true });
+    const jobs = db.prepare('SELECT count(*) FROM classification_jobs').pluck();
+    const waiting = db.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck();
+    const jobsLeft = jobs.get() as number;
+    while ((jobs.get() as number) + (waiting.get() as number) > 0) await new Promise((r) => setTimeout(r, 200));
+    db.close();
+    const caughtUp = cpu();
+    const per = (us: number) => Math.round(us / records);
+    return { perSecond: stats.perSecond, p50Ms: stats.p50Ms, p99Ms: stats.p99Ms, mainUs: per(loaded.main - before.main), allUs: per(loaded.all - before.all), caughtUpUs: per(caughtUp.all - before.all), jobsLeft };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const results = new Map<string, Round[]>(checkouts.map(({ label }) => [label, []]));
+for (let r = 0; r < rounds; r++) {
+  // Alternating which goes first, so that neither always meets the machine as the other left it.
+  const order = r % 2 === 0 ? checkouts : [...checkouts].reverse();
+  for (const { label, root } of order) {
+    const result = await round(root);
+    results.get(label)!.push(result);
+    note(`round ${r + 1} ${label}: ${JSON.stringify(result)}`);
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+console.log(`\n${records} writes at concurrency ${concurrency}, ${rounds} rounds, medians:\n`);
+console.log('| server | writes/s | p50 ms | p99 ms | main thread µs/write | all threads µs/write | jobs left | µs/write caught up |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const [label, rs] of results) {
+  const m = (key: keyof Round) => median(rs.map((x) => x[key]));
+  console.log(`| ${label} | ${m('perSecond')} | ${m('p50Ms')} | ${m('p99Ms')} | ${m('mainUs')} | ${m('allUs')} | ${m('jobsLeft')} | ${m('caughtUpUs')} |`);
+}
