@@ -50,7 +50,7 @@ import type { PostingStorage } from '../../search/storage.js';
  * (test/model/) checks them after every step of every interleaving it draws.
  */
 export class SearchMerge {
-  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between' | 'newest', Statement>;
+  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'waitingAtMost' | 'batch' | 'between' | 'newest', Statement>;
 
   /** `storage` is the connection's own unless given (the model test gives one that fails part-way, as a crash would). */
   constructor(
@@ -61,15 +61,24 @@ export class SearchMerge {
       upTo: db.prepare('SELECT merged_upto FROM search_state').pluck(),
       gen: db.prepare('SELECT tail_gen FROM search_state').pluck(),
       pending: db.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck(),
+      waitingAtMost: db.prepare('SELECT last_seq - merged_upto FROM search_state').pluck(),
       batch: db.prepare('SELECT seq AS doc, tenant_id, title, body, created_at FROM records WHERE seq > ? ORDER BY seq LIMIT ?'),
       between: db.prepare('SELECT seq AS doc, tenant_id, title, body, created_at FROM records WHERE seq > ? AND seq <= ? ORDER BY seq'),
       newest: db.prepare(NEWEST_UPSERT_SQL),
     };
   }
 
-  /** How many records are above the merge mark. */
+  /** How many records are above the merge mark: a count of them, as long as they are many. */
   pending(): number {
     return this.s.pending.get() as number;
+  }
+
+  /**
+   * At least as many as pending(), read from one row: the seqs given above the mark (a seq is never given
+   * twice, so each record above it has one of them; those deleted or moved by an update count too).
+   */
+  waitingAtMost(): number {
+    return this.s.waitingAtMost.get() as number;
   }
 
   /**
