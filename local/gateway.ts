@@ -70,8 +70,12 @@ class Gateway {
   private readonly authCache = new Map<string, { context: AuthorizerContext; expiresAt: number }>();
   private readonly buckets: TokenBuckets;
 
+  /** Each route with its path template read once: matching a request splits only the request's path. */
+  private readonly templates: { route: Route; template: PathTemplate }[];
+
   constructor(private readonly options: GatewayOptions) {
     this.buckets = options.buckets ?? new TokenBuckets();
+    this.templates = options.routes.map((route) => ({ route, template: pathTemplate(route.path) }));
   }
 
   /** `seen.route` is set to the template of the route the path matched, as soon as one did, for the metrics. */
@@ -79,9 +83,10 @@ class Gateway {
     checkRequestHead(req);
     const url = targetUrl(req.url ?? '/');
     const method = (req.method ?? 'GET').toUpperCase();
-    const candidates = this.options.routes.flatMap((r) => {
-      const params = url && pathParameters(r.path, url.pathname);
-      return params ? [{ ...r, params }] : [];
+    const segments = url?.pathname.split('/');
+    const candidates = this.templates.flatMap(({ route, template }) => {
+      const params = segments && matchTemplate(template, segments);
+      return params ? [{ ...route, params }] : [];
     });
     if (!url || candidates.length === 0) throw new AppError('not_found', `No route for ${url?.pathname ?? req.url}`);
     // HEAD is answered as GET is, without the body (Node's response leaves it out).
@@ -174,29 +179,43 @@ function targetUrl(target: string): URL | null {
   return null;
 }
 
+/** A route's path (`/api/v1/record/{id}`) by segment: the text a segment must be, or the parameter it names. */
+type PathTemplate = ({ text: string } | { param: string })[];
+
+function pathTemplate(path: string): PathTemplate {
+  return path.split('/').map((segment) => {
+    const param = /^\{(\w+)\}$/.exec(segment)?.[1];
+    return param === undefined ? { text: segment } : { param };
+  });
+}
+
+/** The path parameters of a template that the request path's segments match; null when they do not. */
+function matchTemplate(template: PathTemplate, segments: readonly string[]): Record<string, string> | null {
+  if (template.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < template.length; i++) {
+    const want = template[i]!;
+    const got = segments[i]!;
+    if ('text' in want) {
+      if (want.text !== got) return null;
+      continue;
+    }
+    if (got === '') return null;
+    try {
+      params[want.param] = decodeURIComponent(got);
+    } catch {
+      params[want.param] = got;
+    }
+  }
+  return params;
+}
+
 /**
  * The path parameters of a route whose path (`/api/v1/record/{id}`) matches the request's, decoded as API
  * Gateway decodes them; null when it does not match. A `{name}` is one whole, non-empty segment.
  */
 export function pathParameters(template: string, pathname: string): Record<string, string> | null {
-  const want = template.split('/');
-  const got = pathname.split('/');
-  if (want.length !== got.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const name = /^\{(\w+)\}$/.exec(want[i]!)?.[1];
-    if (name === undefined) {
-      if (want[i] !== got[i]) return null;
-      continue;
-    }
-    if (got[i] === '') return null;
-    try {
-      params[name] = decodeURIComponent(got[i]!);
-    } catch {
-      params[name] = got[i]!;
-    }
-  }
-  return params;
+  return matchTemplate(pathTemplate(template), pathname.split('/'));
 }
 
 function singleValueHeaders(req: IncomingMessage): Record<string, string> {
