@@ -50,7 +50,7 @@ import type { PostingStorage } from '../../search/storage.js';
  * (test/model/) checks them after every step of every interleaving it draws.
  */
 export class SearchMerge {
-  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'waitingAtMost' | 'batch' | 'between' | 'newest', Statement>;
+  private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between' | 'newest', Statement>;
 
   /** `storage` is the connection's own unless given (the model test gives one that fails part-way, as a crash would). */
   constructor(
@@ -61,7 +61,6 @@ export class SearchMerge {
       upTo: db.prepare('SELECT merged_upto FROM search_state').pluck(),
       gen: db.prepare('SELECT tail_gen FROM search_state').pluck(),
       pending: db.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck(),
-      waitingAtMost: db.prepare('SELECT last_seq - merged_upto FROM search_state').pluck(),
       batch: db.prepare('SELECT seq AS doc, tenant_id, title, body, created_at FROM records WHERE seq > ? ORDER BY seq LIMIT ?'),
       between: db.prepare('SELECT seq AS doc, tenant_id, title, body, created_at FROM records WHERE seq > ? AND seq <= ? ORDER BY seq'),
       newest: db.prepare(NEWEST_UPSERT_SQL),
@@ -78,8 +77,12 @@ export class SearchMerge {
    * twice, so each record above it has one of them; those deleted or moved by an update count too).
    */
   waitingAtMost(): number {
-    return this.s.waitingAtMost.get() as number;
+    // Prepared at first use: a merge may run inside a migration before the one that adds last_seq.
+    this.waitingStmt ??= this.db.prepare('SELECT last_seq - merged_upto FROM search_state').pluck();
+    return this.waitingStmt.get() as number;
   }
+
+  private waitingStmt: Statement | undefined;
 
   /**
    * Reads the next batch of at most `maxDocs` records above the mark, in one read transaction; null when
