@@ -62,6 +62,12 @@ export interface DocumentChanges {
 }
 
 /**
+ * The positions of a field a posting's term is not in: one array for all of them (most words of a record
+ * are in its body alone, and a merge makes a posting per word and record), frozen so that nothing adds to it.
+ */
+const NO_POSITIONS = Object.freeze([]) as readonly number[] as number[];
+
+/**
  * Analyzes documents into what they add to an index. The postings go straight into their terms' lists
  * (a merge analyzes thousands of documents at once); documents given in ascending order need no sort.
  */
@@ -84,14 +90,24 @@ export function documentChanges(documents: readonly SearchDocument[]): DocumentC
       let list = byTerm.get(term);
       if (!list) byTerm.set(term, (list = []));
       let p = list.at(-1);
-      if (p?.doc !== document.doc) list.push((p = { doc: document.doc, posT: [], posB: [], lenT: title.length, lenB: body.length }));
+      if (p?.doc !== document.doc) list.push((p = { doc: document.doc, posT: NO_POSITIONS, posB: NO_POSITIONS, lenT: title.length, lenB: body.length }));
       return p;
     };
-    for (let i = 0; i < title.length; i++) posting(title[i]!).posT.push(i);
-    for (let i = 0; i < body.length; i++) posting(body[i]!).posB.push(i);
+    const inTitle = (term: string, position: number) => {
+      const p = posting(term);
+      if (p.posT === NO_POSITIONS) p.posT = [position];
+      else p.posT.push(position);
+    };
+    const inBody = (term: string, position: number) => {
+      const p = posting(term);
+      if (p.posB === NO_POSITIONS) p.posB = [position];
+      else p.posB.push(position);
+    };
+    for (let i = 0; i < title.length; i++) inTitle(title[i]!, i);
+    for (let i = 0; i < body.length; i++) inBody(body[i]!, i);
     // Identifiers whole: at their first word's position, adding none (analyzer.ts); never a word's term.
-    for (const { position, term } of titleWholes) posting(term).posT.push(position);
-    for (const { position, term } of bodyWholes) posting(term).posB.push(position);
+    for (const { position, term } of titleWholes) inTitle(term, position);
+    for (const { position, term } of bodyWholes) inBody(term, position);
   }
   if (!ascending) for (const postings of byTerm.values()) postings.sort((a, b) => a.doc - b.doc);
   return { byTerm, stats };
