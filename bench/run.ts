@@ -7,6 +7,7 @@
  *   --peers        PostgreSQL 15 side by side (installed from Debian's packages if it is missing)
  *   --seed S       another corpus
  */
+import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +66,11 @@ const tenants = new Map<string, BenchTenant>();
 for (const spec of tenantsFor(corpusOptions)) tenants.set(spec.name, await createTenant(server.dataDir, spec.name));
 note(`corpus: ${tenants.size} tenants (${tenantsFor(corpusOptions).map((t) => `${t.name} ${Math.round(t.share * 100)} %`).join(', ')})`);
 const client = new BenchHttp(server.url);
-const writes = await loadCorpus(client, tenants, corpusOptions);
+// The records waiting for the search index's merge, read on the server's file while it is written.
+const backlogDb = new Database(join(server.dataDir, 'memory.db'), { readonly: true });
+const backlog = backlogDb.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck();
+const writes = await loadCorpus(client, tenants, corpusOptions, () => backlog.get() as number);
+backlogDb.close();
 await classificationDrained(server.dataDir);
 await mergeDrained(server.dataDir);
 const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });

@@ -6,6 +6,8 @@ import type { BenchTenant } from '../support/tenants.js';
 
 export interface WritePhase extends LatencyStats {
   concurrency: number;
+  /** The most records that waited for the search index's merge, sampled every 250 ms during the phase (null unsampled). */
+  maxMergeBacklog?: number | null;
 }
 
 export interface WriteResult {
@@ -21,9 +23,11 @@ export interface WriteResult {
 /**
  * Loads the corpus through `POST /api/v1/record`, in phases of rising concurrency (1, 8, then 32 for the
  * rest), and times every write. Each answer is a 201 only once the record is durable, so the rate is the
- * rate of durable writes.
+ * rate of durable writes. With `mergeBacklog` (the records above the merge mark, read on the server's
+ * file), each phase also reports the most that waited for the merge, sampled every 250 ms: whether the
+ * merge kept up with the writes.
  */
-export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTenant>, options: CorpusOptions): Promise<WriteResult> {
+export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTenant>, options: CorpusOptions, mergeBacklog?: () => number): Promise<WriteResult> {
   const n = options.records;
   const plan = [
     { concurrency: 1, count: Math.min(1_000, Math.ceil(n * 0.02)) },
@@ -41,6 +45,8 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
     const bar = progress(`writes at concurrency ${concurrency}`, count);
     const latencies: number[] = [];
     let taken = 0;
+    let maxMergeBacklog: number | null = mergeBacklog ? 0 : null;
+    const sampler = mergeBacklog ? setInterval(() => (maxMergeBacklog = Math.max(maxMergeBacklog ?? 0, mergeBacklog())), 250) : null;
     const started = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -60,9 +66,10 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
         }
       }),
     );
-    const stats = { concurrency, ...latencyStats(latencies, performance.now() - started) };
+    if (sampler) clearInterval(sampler);
+    const stats = { concurrency, ...latencyStats(latencies, performance.now() - started), maxMergeBacklog };
     phases.push(stats);
-    bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms`);
+    bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms${maxMergeBacklog === null ? '' : `, merge backlog at most ${maxMergeBacklog} records`}`);
   }
   return { phases, createdAt, midpoint: midpoint || createdAt[Math.floor(createdAt.length / 2)]!, perTenant };
 }

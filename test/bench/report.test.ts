@@ -102,4 +102,14 @@ describe('the benchmark goals', () => {
     expect(report).toContain('| search | 2.00 ms / 10.00 ms | 2.00 ms / 20.00 ms | 100 / 100 |');
     expect(report).toContain('The stalling searches: 92, 90 answered 200, 2 answered 503 search_timeout;');
   });
+
+  test("the write goal states how far the merge fell behind, and the writes' table has the backlog of each phase", () => {
+    const r = results({ writes: [{ concurrency: 8, ...stats(2), perSecond: 1500 }, { concurrency: 32, ...stats(5), perSecond: 3500, maxMergeBacklog: 6144 }] });
+    r.goals = evaluateGoals(r, smaller);
+    const report = markdownReport(r);
+    expect(report).toContain('| Durable writes at concurrency 32: at least 3 000 a second | 3500 writes/s; the merge kept up: at most 6144 records waited for it | yes |');
+    expect(report).toContain('| Concurrency | Writes | Writes/s | p50 | p95 | p99 | Merge backlog (most) |');
+    expect(report).toMatch(/\| 8 \| \d+ \| 1500 \| .* \| — \|/);
+    expect(report).toMatch(/\| 32 \| \d+ \| 3500 \| .* \| 6144 \|/);
+  });
 });
