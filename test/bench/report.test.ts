@@ -107,7 +107,7 @@ describe('the benchmark goals', () => {
     const r = results({ writes: [{ concurrency: 8, ...stats(2), perSecond: 1500 }, { concurrency: 32, ...stats(5), perSecond: 3500, maxMergeBacklog: 6144 }] });
     r.goals = evaluateGoals(r, smaller);
     const report = markdownReport(r);
-    expect(report).toContain('| Durable writes at concurrency 32: at least 3 000 a second | 3500 writes/s; at most 6144 records waited for the search index's merge | yes |');
+    expect(report).toContain("| Durable writes at concurrency 32: at least 3 000 a second | 3500 writes/s; at most 6144 records waited for the search index's merge | yes |");
     expect(report).toContain('| Concurrency | Writes | Writes/s | p50 | p95 | p99 | Merge backlog (most) |');
     expect(report).toMatch(/\| 8 \| \d+ \| 1500 \| .* \| — \|/);
     expect(report).toMatch(/\| 32 \| \d+ \| 3500 \| .* \| 6144 \|/);
