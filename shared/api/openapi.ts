@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { errorBodySchema } from '../domain/schemas.js';
 import { errorResponses, routingResponses } from './error-responses.js';
 import { componentSchemas, schemaRef, valueSchema, type JsonObject } from './json-schema.js';
-import { OPERATIONS, type OperationSpec } from './operations.js';
+import { OPERATION_SPECS, type OperationSpec } from './operations.js';
 
 /**
  * The OpenAPI 3.1 document of the API (docs/openapi.json), built from the zod schemas of
@@ -29,9 +29,6 @@ function queryParameters(shape: Record<string, z.ZodType>, defaults: Readonly<Re
 const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: schemaRef(schema) } });
 
 /** One operation as an OpenAPI operation object: its path, query and header parameters, its body and its answers. */
-/** The registry's operations, each as its spec. */
-const SPECS: readonly OperationSpec[] = OPERATIONS;
-
 function operationObject(operation: OperationSpec): JsonObject {
   const parameters = [
     ...Object.entries(operation.pathParameters ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
@@ -52,7 +49,7 @@ function operationObject(operation: OperationSpec): JsonObject {
 /** The `paths` of the document: each operation under its path and method, in the registry's order, then the health check. */
 function paths(): JsonObject {
   const byPath: Record<string, JsonObject> = {};
-  for (const operation of OPERATIONS) (byPath[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
+  for (const operation of OPERATION_SPECS) (byPath[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
   byPath['/healthz'] = { get: HEALTH_CHECK };
   return byPath;
 }
@@ -101,8 +98,8 @@ export function openApiDocument(): JsonObject {
     components: {
       schemas: {
         // Every operation's body and answers, and what they reach: a new operation's schemas need no list.
-        ...componentSchemas(SPECS.flatMap(({ body }) => (body ? [body] : [])), 'input'),
-        ...componentSchemas([...SPECS.flatMap(({ responses }) => Object.values(responses).map(({ schema }) => schema)), errorBodySchema], 'output'),
+        ...componentSchemas(OPERATION_SPECS.flatMap(({ body }) => (body ? [body] : [])), 'input'),
+        ...componentSchemas([...OPERATION_SPECS.flatMap(({ responses }) => Object.values(responses).map(({ schema }) => schema)), errorBodySchema], 'output'),
       },
       responses: routing,
       headers: {

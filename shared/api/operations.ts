@@ -265,6 +265,9 @@ export const OPERATIONS = [
   classifyOperation('memory_classify_alias', '/api/v1/classify', 'The same operation as `POST /v1/classify` (`memory_classify`), under the `/api/v1` prefix.'),
 ] as const satisfies readonly OperationSpec[];
 
+/** The registry's operations, each as its spec: for what reads a field only some declare (a body, headers). */
+export const OPERATION_SPECS: readonly OperationSpec[] = OPERATIONS;
+
 /** One operation of the registry, with its literal id, method, path and function. */
 export type Operation = (typeof OPERATIONS)[number];
 

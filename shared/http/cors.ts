@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { OPERATIONS, type OperationSpec } from '../api/operations.js';
+import { OPERATION_SPECS } from '../api/operations.js';
 
 /**
  * The API Gateway stage variable that holds the web console's origin (`https://<distribution domain>`).
@@ -16,7 +16,7 @@ export const CONSOLE_ORIGIN_STAGE_VARIABLE = 'consoleOrigin';
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'Authorization',
   'Content-Type',
-  ...new Set((OPERATIONS as readonly OperationSpec[]).flatMap(({ headers }) => (headers ?? []).map(({ name }) => String(name)))),
+  ...new Set(OPERATION_SPECS.flatMap(({ headers }) => (headers ?? []).map(({ name }) => String(name)))),
 ];
 
 /**

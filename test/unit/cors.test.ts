@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { apiFunction } from '../../shared/http/api-route.js';
-import { OPERATIONS, type OperationSpec } from '../../shared/api/operations.js';
+import { OPERATION_SPECS } from '../../shared/api/operations.js';
 import { CONSOLE_ORIGIN_STAGE_VARIABLE, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../../shared/http/cors.js';
 import { jsonResult } from '../../shared/http/responses.js';
 import { authorizerContext } from '../support/authorizer-context.js';
@@ -95,16 +95,14 @@ describe('the console CORS middleware', () => {
 });
 
 describe('the CORS lists and the operations registry', () => {
-  const specs: readonly OperationSpec[] = OPERATIONS;
-
   test('a preflight allows every header an operation declares, and the key and JSON type', () => {
-    const declared = specs.flatMap(({ headers }) => (headers ?? []).map(({ name }) => name));
+    const declared = OPERATION_SPECS.flatMap(({ headers }) => (headers ?? []).map(({ name }) => name));
     expect(declared).toEqual(expect.arrayContaining(['Idempotency-Key', 'If-Match']));
     expect(new Set(CORS_ALLOWED_HEADERS)).toEqual(new Set(['Authorization', 'Content-Type', ...declared]));
   });
 
   test('the console may read every header a successful answer carries', () => {
-    const answered = specs.flatMap(({ responses }) => Object.values(responses).flatMap(({ headers }) => Object.keys(headers)));
+    const answered = OPERATION_SPECS.flatMap(({ responses }) => Object.values(responses).flatMap(({ headers }) => Object.keys(headers)));
     expect(answered).toEqual(expect.arrayContaining(['Location', 'ETag', 'X-Request-Id']));
     for (const header of answered) expect(CORS_EXPOSED_HEADERS).toContain(header);
   });
