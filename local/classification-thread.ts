@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createClassifierWorker } from '../functions/classifier/handler.js';
+import { openRelaxedDatabase } from '../shared/adapters/local/database.js';
 import { SqliteJobQueue } from '../shared/adapters/local/job-queue.js';
 import { SqliteRecordStore } from '../shared/adapters/local/record-store.js';
 import { defaultClassifier } from '../shared/classifiers/default.js';
@@ -20,10 +20,7 @@ const { file, pollMs, logLevel } = workerData as ClassificationThreadData;
 // Its commits need not wait for the disk (synchronous = NORMAL): a pass commits a record's classification
 // before it deletes the record's job, and WAL recovery keeps a prefix of the commits, so a power cut that
 // undoes a classification undoes the job's deletion too, and the job runs again.
-const db = new Database(file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = NORMAL');
-db.pragma('foreign_keys = ON');
+const db = openRelaxedDatabase(file);
 
 const logger = new Logger({ serviceName: 'memory', logLevel });
 const jobs = new SqliteJobQueue(db);

@@ -243,8 +243,15 @@ export function openReadOnlyDatabase(file: string): Db {
  * in-memory database has no file to share, so it gets `db` itself.
  */
 export function openRelaxedConnection(db: Db): Db {
-  if (db.memory) return db;
-  const relaxed = new Database(db.name, { fileMustExist: true });
+  return db.memory ? db : openRelaxedDatabase(db.name);
+}
+
+/**
+ * A read-write connection to an existing database file with `synchronous = NORMAL`, for writes that may be
+ * lost on power loss (openRelaxedConnection; the classification thread's, whose lost work its jobs redo).
+ */
+export function openRelaxedDatabase(file: string): Db {
+  const relaxed = new Database(file, { fileMustExist: true });
   relaxed.pragma('busy_timeout = 5000');
   relaxed.pragma('synchronous = NORMAL');
   relaxed.pragma('foreign_keys = ON');
