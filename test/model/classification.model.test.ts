@@ -9,7 +9,7 @@ import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/l
 import { SqliteJobQueue } from '../../shared/adapters/local/job-queue.js';
 import { RECORD_TYPES, type Classification } from '../../shared/domain/record.js';
 import type { Classifier, RecordStore } from '../../shared/ports.js';
-import { BASE, stored, WRITE } from './model-parts.js';
+import { BASE, stored, thenCheck, WRITE } from './model-parts.js';
 
 /**
  * The classification jobs (job-queue.ts, job-loop.ts, the classifier handler), as a model-based test
@@ -136,25 +136,21 @@ class RacingPass implements Command {
   toString = () => `racingPass(${this.pick})`;
 }
 
-/** A worker claims jobs and dies; the next start takes its claims back, as the server does. */
-class CrashAndRestart implements Command {
-  constructor(readonly claims: number) {}
-  check = () => true;
-  async run(_m: Model, r: Real) {
-    await r.jobs.claim(this.claims, LEASE_MS);
-    await r.jobs.releaseClaims();
-  }
-  toString = () => `crashAndRestart(${this.claims})`;
-}
-
-/** A worker claims jobs and dies, with no restart: its claims come back when their lease runs out. */
+/**
+ * A worker claims jobs and dies. With `restart`, the next start takes its claims back, as the server does;
+ * without, they come back when their lease runs out.
+ */
 class AbandonClaims implements Command {
-  constructor(readonly claims: number) {}
+  constructor(
+    readonly claims: number,
+    readonly restart: boolean,
+  ) {}
   check = () => true;
   async run(_m: Model, r: Real) {
     await r.jobs.claim(this.claims, LEASE_MS);
+    if (this.restart) await r.jobs.releaseClaims();
   }
-  toString = () => `abandonClaims(${this.claims})`;
+  toString = () => `abandonClaims(${this.claims}${this.restart ? ', restart' : ''})`;
 }
 
 class Wait implements Command {
@@ -174,10 +170,10 @@ const commands = [
   fc.constant(new Pass()),
   fc.constant(new Pass()),
   fc.nat().map((pick) => new RacingPass(pick)),
-  fc.integer({ min: 1, max: 12 }).map((n) => new CrashAndRestart(n)),
-  fc.integer({ min: 1, max: 12 }).map((n) => new AbandonClaims(n)),
+  fc.integer({ min: 1, max: 12 }).map((n) => new AbandonClaims(n, true)),
+  fc.integer({ min: 1, max: 12 }).map((n) => new AbandonClaims(n, false)),
   fc.constantFrom(1_000, 31_000, 61_000).map((ms) => new Wait(ms)),
-];
+].map((arb) => arb.map((command) => thenCheck(command, check)));
 
 interface JobRow {
   record_id: string;
@@ -245,7 +241,7 @@ async function runModel({ seed, runs, maxCommands }: { seed: number; runs: numbe
       real.other = loop();
       const model: Model = { live: [], texts: 0 };
       try {
-        await fc.asyncModelRun(() => ({ model, real }), [...cmds].map(withCheck));
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
         await drain(real);
         await check(model, real);
         for (const x of model.live) {
@@ -261,17 +257,6 @@ async function runModel({ seed, runs, maxCommands }: { seed: number; runs: numbe
   );
 }
 
-/** The command, then the checks. */
-function withCheck(command: Command): Command {
-  return {
-    check: (m) => command.check(m),
-    run: async (m, r) => {
-      await command.run(m, r);
-      await check(m, r);
-    },
-    toString: () => command.toString(),
-  };
-}
 
 const given = process.env.MODEL_SEED;
 const SEED = given === undefined ? 20261127 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);

@@ -147,3 +147,15 @@ export function storedOf(x: ModelRecord): StoredRecord {
     superseded_by: x.superseded_by,
   };
 }
+
+/** The command, then `check`: each model's checks run after every command, as fast-check runs them. */
+export function thenCheck<M extends object, R>(command: fc.AsyncCommand<M, R>, check: (m: M, r: R) => Promise<void>): fc.AsyncCommand<M, R> {
+  return {
+    check: (m) => command.check(m),
+    run: async (m, r) => {
+      await command.run(m, r);
+      await check(m, r);
+    },
+    toString: () => command.toString(),
+  };
+}

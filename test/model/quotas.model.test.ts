@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { AppError } from '../../shared/domain/errors.js';
 import type { RecordStore, UsageMeter } from '../../shared/ports.js';
-import { BASE, stored, TENANTS } from './model-parts.js';
+import { BASE, stored, TENANTS, thenCheck } from './model-parts.js';
 
 /**
  * The monthly quotas (decisions.md, "Usage"), as a model-based test (fast-check's `fc.commands`) of the
@@ -175,7 +175,7 @@ const commands = [
   fc.tuple(fc.integer({ min: 0, max: 1 }), fc.nat()).map(([t, p]) => new Delete(t, p)),
   fc.constant(new NextMonth()),
   fc.constant(new Restart()),
-];
+].map((arb) => arb.map((command) => thenCheck(command, checkUsage)));
 
 /** The usage the store reports equals the model's counts, for every tenant and month. */
 async function checkUsage(m: Model, r: Real): Promise<void> {
@@ -188,18 +188,6 @@ async function checkUsage(m: Model, r: Real): Promise<void> {
   }
 }
 
-/** The command, then the usage check. */
-function withCheck(command: Command): Command {
-  return {
-    check: (m) => command.check(m),
-    run: async (m, r) => {
-      await command.run(m, r);
-      await checkUsage(m, r);
-    },
-    toString: () => command.toString(),
-  };
-}
-
 async function runModel({ seed, runs, maxCommands }: { seed: number; runs: number; maxCommands: number }, store: Store = (s) => s.records): Promise<void> {
   await fc.assert(
     fc.asyncProperty(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.commands(commands, { maxCommands, size: 'max' }), async (recordQuota, queryQuota, cmds) => {
@@ -208,10 +196,7 @@ async function runModel({ seed, runs, maxCommands }: { seed: number; runs: numbe
       open(real);
       const model: Model = { recordQuota, queryQuota, month: 0, counts: new Map(), keys: new Map(), ids: [[], []], texts: 0 };
       try {
-        await fc.asyncModelRun(
-          () => ({ model, real }),
-          [...cmds].map(withCheck),
-        );
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
       } finally {
         real.sqlite.close();
         rmSync(dir, { recursive: true, force: true });

@@ -29,6 +29,7 @@ import {
   tenantArb,
   textArb,
   textOf,
+  thenCheck,
   type Command,
   type Model,
   type ModelRecord,
@@ -311,18 +312,6 @@ function failingAfter(storage: SqlitePostingStorage, writes: number): SqlitePost
   });
 }
 
-/** Runs the command, then every check. */
-function checked(command: Command): Command {
-  return {
-    check: (m) => command.check(m),
-    run: async (m, r) => {
-      await command.run(m, r);
-      await checkAll(m, r);
-    },
-    toString: () => command.toString(),
-  };
-}
-
 const commands = [
   fc.tuple(tenantArb, fc.constantFrom(...AGENTS), fc.constantFrom(...TYPES), textArb).map(([t, a, ty, x]) => new Write(t, a, ty, x)),
   fc.tuple(tenantArb, fc.constantFrom(...AGENTS), fc.constantFrom(...TYPES), textArb).map(([t, a, ty, x]) => new Write(t, a, ty, x)),
@@ -344,7 +333,7 @@ const commands = [
   fc.boolean().map((atOpen) => new Restart(atOpen)),
   fc.tuple(fc.integer({ min: 1, max: 40 }), fc.nat({ max: 40 })).map(([d, w]) => new Crash(d, w)),
   ...updateCommands,
-].map((arb) => arb.map(checked));
+].map((arb) => arb.map((command) => thenCheck(command, checkAll)));
 
 export interface ModelRunOptions {
   seed: number;
