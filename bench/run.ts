@@ -68,8 +68,8 @@ note(`corpus: ${tenants.size} tenants (${tenantsFor(corpusOptions).map((t) => `$
 const client = new BenchHttp(server.url);
 // The records waiting for the search index's merge, read on the server's file while it is written.
 const backlogDb = new Database(join(server.dataDir, 'memory.db'), { readonly: true });
-const backlog = backlogDb.prepare('SELECT count(*) FROM records WHERE seq > (SELECT merged_upto FROM search_state)').pluck();
-const writes = await loadCorpus(client, tenants, corpusOptions, () => backlog.get() as number);
+const backlog = new SearchMerge(backlogDb);
+const writes = await loadCorpus(client, tenants, corpusOptions, () => backlog.pending());
 backlogDb.close();
 await classificationDrained(server.dataDir);
 await mergeDrained(server.dataDir);
