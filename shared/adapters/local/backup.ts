@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { openSync, readSync, closeSync } from 'node:fs';
-import { MIGRATIONS } from './database.js';
+import { MIGRATIONS, openReadOnlyDatabase } from './database.js';
 import type { Db } from './db.js';
 
 /**
@@ -48,11 +48,10 @@ export const BACKUP_PAGES_PER_STEP = 1024;
  * written; `target` may then be left part-written, and is the caller's to remove.
  */
 export async function backupDatabase(source: string, target: string, options: BackupOptions = {}): Promise<BackupSummary> {
-  const db = new Database(source, { readonly: true, fileMustExist: true });
+  const db = openReadOnlyDatabase(source);
   let summary: Omit<BackupSummary, 'pages'>;
   let pages: number;
   try {
-    db.pragma('busy_timeout = 5000');
     db.exec('BEGIN');
     const takenAt = new Date().toISOString();
     // The first read starts the transaction's snapshot; everything after it, the copy included, reads that.
