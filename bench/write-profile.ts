@@ -12,7 +12,7 @@
  * `--cpu-prof DIR` profiles each server's threads. The figures of each round, then the medians.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import { DEFAULT_SEED, generateCorpus, tenantsFor } from './corpus.js';
 import { BenchHttp } from './support/http.js';
+import { processCpu } from './support/process-cpu.js';
 import { note } from './support/progress.js';
 import { listeningUrl, readStartup } from './support/server.js';
 import { latencyStats } from './support/stats.js';
@@ -42,14 +43,6 @@ if (![records, concurrency, rounds].every((n) => Number.isInteger(n) && n > 0)) 
 const here = fileURLToPath(new URL('..', import.meta.url));
 const checkouts = [...(values.base ? [{ label: 'base', root: resolve(values.base) }] : []), { label: 'this', root: here }];
 const LIMITS = { MEMORY_DEFAULT_RATE: '1000000', MEMORY_DEFAULT_BURST: '1000000', MEMORY_DEFAULT_RECORD_QUOTA: '1000000000', MEMORY_DEFAULT_QUERY_QUOTA: '1000000000' };
-
-/** A process's (or one thread's) CPU time so far, in µs, from its /proc stat line. */
-function cpuUs(statFile: string): number {
-  const line = readFileSync(statFile, 'utf8');
-  const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
-  // utime and stime, the 14th and 15th fields, in clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
 
 interface Round {
   perSecond: number;
@@ -81,7 +74,7 @@ async function round(root: string): Promise<Round> {
     const keys = new Map<string, string>();
     for (const spec of tenantsFor(corpusOptions)) keys.set(spec.name, (await createTenant(dataDir, spec.name)).api_key);
     const client = new BenchHttp(url);
-    const cpu = () => ({ main: cpuUs(`/proc/${child.pid}/task/${child.pid}/stat`), all: cpuUs(`/proc/${child.pid}/stat`) });
+    const cpu = () => processCpu(child.pid!);
     const before = cpu();
     const latencies: number[] = [];
     let taken = 0;
