@@ -112,6 +112,12 @@ export const FILTER_SAMPLE = 64;
 export const FILTER_LIST_MAX = 16_384;
 
 /**
+ * The most documents of a filter's list one search reads: the lead's try (FILTER_LEAD_MAX + 1 at most) and
+ * the list read whole (FILTER_LIST_MAX + 1 at most), each of which stops one past its bound (filter.ts).
+ */
+export const FILTER_LIST_READ_MOST = FILTER_LEAD_MAX + 1 + FILTER_LIST_MAX + 1;
+
+/**
  * The most documents for which reading `clauses` clauses at each costs less than walking their `postings`
  * (CLAUSE_AT_DOCUMENT_COST), and FILTER_LEAD_MAX at most: a filter that lists no more leads the search.
  * 0 or less when no filter would.

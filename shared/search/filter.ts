@@ -26,8 +26,6 @@ export interface Filter {
 export interface FilterList {
   /** The documents in increasing order if there are at most `most`, else null; reads at most `most + 1`. */
   atMost(most: number): Uint32Array | null;
-  /** All the documents, in increasing order. */
-  all(): Uint32Array;
   /** Whether the filter passes every listed document, so that a listed document needs no `matches`. */
   exact: boolean;
 }
@@ -39,14 +37,20 @@ export interface FilterList {
  *   conjunction with its cheapest clause.
  * - Otherwise a candidate is checked only when it would enter the top k (`accepts`). After FILTER_SAMPLE
  *   checks, the filter's cost (Lucene's `cost()`: the documents it passes) is estimated from the share that
- *   passed; a filter of at most FILTER_LIST_MAX documents is then listed whole, and its list answers for it.
+ *   passed; a filter estimated at most FILTER_LIST_MAX documents is then listed, and its list answers for
+ *   it. The list is read up to FILTER_LIST_MAX + 1 documents whatever the estimate said: one that has more
+ *   (the first candidates were not a fair sample) is not listed, and its candidates are checked one by one
+ *   as before, so a search reads at most FILTER_LIST_READ_MOST documents of a filter's list (cost.ts).
  * - A window of documents is skipped when the filter passes none of them (`mayAcceptIn`).
  * - The documents it excludes by name (`excluded`) never pass, before any of the above is asked.
  */
 export class FilterClause {
   private asked = 0;
   private passed = 0;
-  /** Whether the list is to be read whole: undecided until FILTER_SAMPLE candidates were checked. */
+  /**
+   * Whether the list is to be read whole: undecided until FILTER_SAMPLE candidates were checked, and false
+   * once a read found it longer than FILTER_LIST_MAX.
+   */
   private listWhole: boolean | null = null;
   /** The filter's list, once read. */
   private listed: Uint32Array | null = null;
@@ -86,7 +90,8 @@ export class FilterClause {
       if (ok) this.passed++;
       return ok;
     }
-    const listed = (this.listed ??= list.all());
+    const listed = (this.listed ??= this.readList(list));
+    if (!listed) return this.filter.matches(doc);
     const i = lowerBound(listed, listed.length, doc);
     return i < listed.length && listed[i] === doc && (list.exact || this.filter.matches(doc));
   }
@@ -100,6 +105,13 @@ export class FilterClause {
       if (this.filter.list!.exact) return true;
     }
     return this.filter.mayMatchIn?.(from, to) ?? true;
+  }
+
+  /** The filter's list, read up to FILTER_LIST_MAX documents; null (and never read again) when it has more. */
+  private readList(list: FilterList): Uint32Array | null {
+    const docs = list.atMost(FILTER_LIST_MAX);
+    if (!docs) this.listWhole = false;
+    return docs;
   }
 
   /** Whether the list is to be read whole, once FILTER_SAMPLE candidates have estimated the filter's cost. */

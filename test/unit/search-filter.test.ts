@@ -14,6 +14,7 @@ import { oracleSearch } from '../support/search-oracle.js';
 /** A filter over `members` (a sorted list), which counts how it is read; `also` is a further condition the list does not know. */
 function countingFilter(members: number[], also?: (doc: number) => boolean) {
   const set = new Set(members);
+  // `led`: the list was read to lead the search; `all`: how many times it was read to be listed whole.
   const calls = { matches: 0, mayMatchIn: 0, atMost: [] as number[], led: false, all: 0 };
   const filter: Filter = {
     matches: (doc) => (calls.matches++, set.has(doc) && (!also || also(doc))),
@@ -21,10 +22,11 @@ function countingFilter(members: number[], also?: (doc: number) => boolean) {
     list: {
       atMost: (most) => {
         calls.atMost.push(most);
-        calls.led = members.length <= most;
-        return calls.led ? Uint32Array.from(members) : null;
+        const fits = members.length <= most;
+        if (most === FILTER_LIST_MAX) calls.all++;
+        else calls.led = fits;
+        return fits ? Uint32Array.from(members) : null;
       },
-      all: () => (calls.all++, Uint32Array.from(members)),
       exact: !also,
     },
   };
@@ -59,6 +61,7 @@ test('a filter of few documents, by the share of its first candidates that pass,
   expect(few.accepts(64 * 100)).toBe(true);
   expect(few.accepts(64 * 100 + 1)).toBe(false);
   expect(rare.calls.all).toBe(1);
+  expect(rare.calls.atMost).toEqual([FILTER_LIST_MAX]);
   expect(rare.calls.matches).toBe(FILTER_SAMPLE);
   // Its list now rules out windows without asking.
   expect(few.mayAcceptIn(1, 63)).toBe(false);
@@ -74,6 +77,25 @@ test('a filter of few documents, by the share of its first candidates that pass,
   expect(many.mayAcceptIn(3, 3)).toBe(false);
   expect(common.calls.mayMatchIn).toBe(1);
   expect(docs / 2).toBeGreaterThan(FILTER_LIST_MAX);
+});
+
+test('a filter whose first candidates misjudged it is read no further than FILTER_LIST_MAX, then checked one by one', () => {
+  const docs = 100_000;
+  // Its first 64 candidates pass 1 in 64 (an estimate of 1 563), but it has 40 000 documents above them.
+  const members = [...Array.from({ length: 1 }, () => 64), ...Array.from({ length: 40_000 }, (_, i) => 1_000 + 2 * i)];
+  const { filter, calls } = countingFilter(members);
+  const clause = new FilterClause(filter, docs);
+  for (let doc = 1; doc <= FILTER_SAMPLE; doc++) clause.accepts(doc);
+  // The read stops one past FILTER_LIST_MAX and finds too many: none is listed, each is checked.
+  expect(clause.accepts(1_000)).toBe(true);
+  expect(calls.atMost).toEqual([FILTER_LIST_MAX]);
+  expect(clause.accepts(1_001)).toBe(false);
+  expect(clause.accepts(80_998)).toBe(true);
+  expect(clause.mayAcceptIn(1_001, 1_001)).toBe(false);
+  // Never read again: the rest are asked one by one.
+  expect(calls.atMost).toEqual([FILTER_LIST_MAX]);
+  expect(calls.matches).toBe(FILTER_SAMPLE + 3);
+  expect(members.length).toBeGreaterThan(FILTER_LIST_MAX);
 });
 
 test('a listed filter with a further condition still checks it, document by document and window by window', () => {

@@ -96,13 +96,6 @@ export class SqliteSearchIndex implements SearchIndex {
     return this.inSnapshot(() => searchCost(this.postings, tenantId, clauses, this.tailOf(tenantId).tail, limit));
   }
 
-  /** How many records the agent has in the tenant, counted up to `most` + 1 on the agent's index (superseded ones too). */
-  agentRecordsUpTo(tenantId: string, agentId: string, most: number): number {
-    return this.statement('SELECT count(*) FROM (SELECT 1 FROM records INDEXED BY records_tenant_agent_created WHERE tenant_id = ? AND agent_id = ? LIMIT ?)')
-      .pluck()
-      .get(tenantId, agentId, most + 1) as number;
-  }
-
   private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
     if (query.text === null) {
       // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
@@ -176,10 +169,6 @@ export class SqliteSearchIndex implements SearchIndex {
         ).pluck().all(tenantId, agent, most + 1) as number[];
         return few.length > most ? null : Uint32Array.from(few).sort();
       },
-      all: () =>
-        Uint32Array.from(
-          this.statement('SELECT seq FROM records INDEXED BY records_tenant_agent_created WHERE tenant_id = ? AND agent_id = ?').pluck().all(tenantId, agent) as number[],
-        ).sort(),
       // The agent's records pass when the agent is the only filter (the excluded ones apart, which are left out first).
       exact: conditions.length === 1 && !many,
     };

@@ -6,6 +6,7 @@ import type { SearchIndex, SearchQuery } from '../../ports.js';
 import { toSearchHit } from './rows.js';
 import type { SqliteSearchIndex } from './search-index.js';
 import type { SearchReply, SearchRequest } from './search-worker.js';
+import { FILTER_LIST_READ_MOST, FILTER_SAMPLE } from '../../search/cost.js';
 import { threadEntry } from './thread-entry.js';
 
 /** The message of what a thread threw: an Error from another realm (as under Jest) is no `instanceof Error`. */
@@ -75,37 +76,27 @@ export const IDLE_INLINE_MAX_POSTINGS = 65_536;
  *   order, so it walks the tenant's newest records until `limit` of them match (a rare type in a large
  *   tenant).
  * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
- *   to, and asks the filters about no more records than that (an agent filter reads the agent's records only
- *   after 64 rejections); a phrase also reads its words' positions, which the
- *   bound adds from the block metas (shared/search/cost.ts). Past 64 rejections the agent filter reads the
- *   agent's records, so a search by agent is bounded by its postings and the agent's records together when
- *   the agent has at most AGENT_COUNT_MAX of them, and unbounded otherwise. The frequencies are the index's (one indexed
+ *   to, and asks the filters about no more records than that; a phrase also reads its words' positions, which
+ *   the bound adds from the block metas (shared/search/cost.ts). A search by agent may also read the agent's
+ *   records from their index (their seq: to lead the search when they are few, and to list them once 64
+ *   candidates have been checked one by one), at most FILTER_LIST_READ_MOST of them (filter.ts), each
+ *   counted as a posting (about 0.15 µs each; decoding and scoring a posting 0.02 to 0.13). The frequencies are the index's (one indexed
  *   lookup a term) and the tail's counts, nothing is copied, and counting stops once the bound passes what
  *   may run here; a query with more than `maxClauses` clauses is not counted.
  */
 export function searchWork(
   index: SqliteSearchIndex,
-  { maxClauses = 8, agentCountMax = AGENT_COUNT_MAX }: { maxClauses?: number; agentCountMax?: number } = {},
+  { maxClauses = 8 }: { maxClauses?: number } = {},
 ): (tenantId: string, query: SearchQuery) => number {
   const none = (value: unknown) => value === undefined || value === null;
   return (tenantId, query) => {
     if (query.text === null) return none(query.type) && none(query.client) ? query.limit : Infinity;
     const work = index.workBound(tenantId, query.text, maxClauses, IDLE_INLINE_MAX_POSTINGS);
-    if (none(query.agent_id) || work <= 64) return work;
-    if (work > IDLE_INLINE_MAX_POSTINGS) return Infinity;
-    // Past its first rejections, an agent filter reads at most the agent's records (their seq, from the
-    // agent's index): a bound when the agent has few, counted up to AGENT_COUNT_MAX on that index.
-    const records = index.agentRecordsUpTo(tenantId, query.agent_id!, agentCountMax);
-    return records > agentCountMax ? Infinity : work + records;
+    // A search of at most FILTER_SAMPLE postings checks its candidates one by one and never lists the agent's
+    // records (and leads by at most one of them, filterLeadMost).
+    return none(query.agent_id) || work <= FILTER_SAMPLE ? work : work + FILTER_LIST_READ_MOST;
   };
 }
-
-/**
- * The most records of an agent `searchWork` counts for a search by agent: counting them reads as many
- * entries of the agent's index (about 0.1 µs each), what a search of a larger agent pays in vain before it
- * goes to a thread.
- */
-export const AGENT_COUNT_MAX = 512;
 
 /** One search, from its arrival until it is answered. */
 interface Task {
