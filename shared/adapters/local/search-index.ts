@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
-import { filterConditions, toSearchHit, type RecordRow, type SearchRow } from './rows.js';
+import { filterConditions, toSearchHit, type SearchRow } from './rows.js';
 import { FILTER_EXCLUDED_MAX, searchCost } from '../../search/cost.js';
 import type { Filter } from '../../search/filter.js';
 import { clausesOf, type TextQuery } from '../../search/query.js';
@@ -16,12 +16,12 @@ import { TailCache } from './tail-cache.js';
 
 /**
  * The statement of a search without `q`: the tenant's newest records that pass the filters, newest first,
- * and its values after the tenant's id (the limit follows them). The search pool's cost bound relies on
+ * each as a search row of rank 0, and its values after the tenant's id (the limit follows them). The search pool's cost bound relies on
  * how SQLite plans it (search-pool.ts, `searchWork`).
  */
 export function newestRecordsSql(query: SearchQuery): { sql: string; values: unknown[] } {
   const { where, values } = filterConditions(query);
-  return { sql: `SELECT r.* FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
+  return { sql: `SELECT r.*, 0 AS rank FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
 }
 
 /**
@@ -100,8 +100,7 @@ export class SqliteSearchIndex implements SearchIndex {
     if (query.text === null) {
       // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
       const { sql, values } = newestRecordsSql(query);
-      const rows = this.statement(sql).all(tenantId, ...values, query.limit) as RecordRow[];
-      return rows.map((row) => ({ ...row, rank: 0 }));
+      return this.statement(sql).all(tenantId, ...values, query.limit) as SearchRow[];
     }
     if (isEmptyQuery(query.text)) return [];
 
@@ -112,14 +111,15 @@ export class SqliteSearchIndex implements SearchIndex {
     const filter = this.filterOf(tenantId, query, conditions, values, upTo, superseded && query.include_superseded !== true);
     const { hits, best } = searchScored(this.postings, tenantId, query.text, { k: query.limit, filter, ranking: RANKING, tail });
     if (hits.length === 0) return [];
-    const row = this.statement('SELECT * FROM records WHERE seq = ? AND tenant_id = ?');
+    // The rank comes back in the row, which is then the search row as it is (no copy of a record a hit).
+    const row = this.statement('SELECT *, ? AS rank FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: SearchRow[] = [];
     for (const hit of hits) {
       const rank = rankFromScore(hit.score, best);
       // The hits come best first, so the first one below the cut-off ends them: the rest rank lower still.
       if (rank < (query.min_rank ?? 0)) break;
-      const found = row.get(hit.doc, tenantId) as RecordRow | undefined;
-      if (found) rows.push({ ...found, rank });
+      const found = row.get(rank, hit.doc, tenantId) as SearchRow | undefined;
+      if (found) rows.push(found);
     }
     return rows;
   }
