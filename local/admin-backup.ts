@@ -10,7 +10,7 @@ import { existsSync, fsyncSync, linkSync, mkdirSync, openSync, closeSync, realpa
 import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKUP_PAGES_PER_STEP, backupDatabase, checkBackup, hasSqliteHeader, UnusableBackup } from '../shared/adapters/local/backup.js';
-import { MIGRATIONS } from '../shared/adapters/local/database.js';
+import { MIGRATIONS, QUERY_COUNTS_FILE } from '../shared/adapters/local/database.js';
 import { causeOf, CliError } from './admin-cli-error.js';
 import type { LocalConfig } from './config.js';
 
@@ -34,8 +34,12 @@ export interface RestoreResult {
   schema_version: number;
 }
 
-/** The database's files in a data directory: the database and what SQLite keeps beside it. */
-const DATABASE_FILES = ['memory.db', 'memory.db-wal', 'memory.db-shm', 'memory.db-journal'];
+/**
+ * The database's files in a data directory: the database, the query counts kept beside it (a restored
+ * database carries its counts in it, so stale ones there would count twice), and what SQLite keeps beside
+ * each.
+ */
+const DATABASE_FILES = ['memory.db', QUERY_COUNTS_FILE].flatMap((file) => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]);
 
 /** A restore says what it is doing, on stderr, from a file this large. */
 const LARGE_RESTORE_BYTES = 64 * 1024 * 1024;

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { adminCommand } from '../../local/admin.js';
 import { BACKUP_PAGES_PER_STEP } from '../../shared/adapters/local/backup.js';
-import { openDatabase } from '../../shared/adapters/local/database.js';
+import { openDatabase, QUERY_COUNTS_FILE } from '../../shared/adapters/local/database.js';
+import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { removeDir, tempDir } from '../support/child-server.js';
 
 /**
@@ -62,4 +63,45 @@ test('a backup of a database larger than a step reports its progress by tenths o
     copy.close();
   }
   expect(readdirSync(dir).sort()).toEqual(['big.db', 'data']);
+});
+
+test("a backup adds the query counts kept beside the database into its usage, and a restore refuses a directory that holds counts", async () => {
+  const dataDir = join(dir, 'counted');
+  const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
+  // A month the database counted before the counts moved out (usage.queries), and counts since, of two tenants.
+  adapters.db.prepare("INSERT INTO usage (tenant_id, month, records, queries) VALUES ('a', '2026-05', 3, 4)").run();
+  for (let i = 0; i < 2; i++) expect(await adapters.usage.countQuery('a', '2026-05', 100)).toBe(true);
+  expect(await adapters.usage.countQuery('b', '2026-05', 100)).toBe(true);
+  expect(existsSync(join(dataDir, QUERY_COUNTS_FILE))).toBe(true);
+  const io = () => ({ stdin: Readable.from([]), stdout: new PassThrough(), stderr: new PassThrough() });
+  const file = join(dir, 'counted.db');
+  await adminCommand(['backup', '--to', file], { MEMORY_DATA_DIR: dataDir }, undefined, io());
+  adapters.close();
+  const copy = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    expect(copy.prepare('SELECT tenant_id, month, records, queries FROM usage ORDER BY tenant_id').all()).toEqual([
+      { tenant_id: 'a', month: '2026-05', records: 3, queries: 6 },
+      { tenant_id: 'b', month: '2026-05', records: 0, queries: 1 },
+    ]);
+  } finally {
+    copy.close();
+  }
+
+  // Restored into a fresh directory, the usage is the same; a directory that has counts of its own is refused.
+  const restored = join(dir, 'restored');
+  await adminCommand(['restore', '--from', file], { MEMORY_DATA_DIR: restored }, undefined, io());
+  const again = openSqliteAdapters(join(restored, 'memory.db'));
+  try {
+    expect(await again.usage.list('2026-05')).toEqual([
+      { tenant_id: 'a', month: '2026-05', records: 3, queries: 6 },
+      { tenant_id: 'b', month: '2026-05', records: 0, queries: 1 },
+    ]);
+  } finally {
+    again.close();
+  }
+  const stale = join(dir, 'stale');
+  mkdirSync(stale);
+  writeFileSync(join(stale, QUERY_COUNTS_FILE), '');
+  await expect(adminCommand(['restore', '--from', file], { MEMORY_DATA_DIR: stale }, undefined, io())).rejects.toMatchObject({ code: 'database_exists' });
+  expect(readdirSync(stale)).toEqual([QUERY_COUNTS_FILE]);
 });

@@ -1,15 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRelaxedConnection, type Db } from '../../shared/adapters/local/database.js';
+import { openQueryCounts, QUERY_COUNTS_FILE, type Db } from '../../shared/adapters/local/database.js';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { SqliteUsageMeter } from '../../shared/adapters/local/usage-meter.js';
 import type { StoredRecord } from '../../shared/domain/record.js';
 
 /**
- * The query counter commits on a connection of its own with synchronous = NORMAL (no fsync on the server's
- * thread per search), and on the main connection (FULL) once a second while counts are unsynced. The quota
- * must hold exactly whichever connection counts, and every count must be in the file.
+ * The query counter commits in a file of its own (query-counts.db) with synchronous = NORMAL, and with FULL
+ * once a second while counts are unsynced; nothing of a search's count is written to the records' database.
+ * The quota must hold exactly, counting what usage.queries held before the counts moved, and every count
+ * must be in a file.
  */
 
 const MONTH = '2026-05';
@@ -31,81 +32,116 @@ afterEach(() => {
 /** Rows changed by a connection since it opened: tells which connection ran the counts. */
 const changesOf = (db: Db) => db.prepare('SELECT total_changes()').pluck().get() as number;
 
-/** A meter whose counter connection the test can see, on a clock the test moves. */
+/** A meter whose counts' connection the test can see, on a clock the test moves; `synced` lists whether each count ran with FULL. */
 function meterWithClock(syncEveryMs: number) {
   let now = 1_000_000;
-  let counter: Db | null = null;
+  let counts: Db | null = null;
+  const synced: boolean[] = [];
   const meter = new SqliteUsageMeter(adapters.db, {
     syncEveryMs,
     clock: () => now,
-    openCounter: (db) => (counter = openRelaxedConnection(db)),
+    openCounts: (db) => {
+      counts = openQueryCounts(db);
+      const count = counts.prepare.bind(counts);
+      // Each statement's run is watched for the connection's synchronous setting at that moment.
+      counts.prepare = ((sql: string) => {
+        const statement = count(sql);
+        if (!sql.includes('INSERT')) return statement;
+        const run = statement.run.bind(statement);
+        statement.run = ((...args: unknown[]) => (synced.push(counts!.pragma('synchronous', { simple: true }) === 2), run(...(args as [])))) as typeof statement.run;
+        return statement;
+      }) as typeof counts.prepare;
+      return counts;
+    },
   });
   return {
     meter,
-    counter: () => counter!,
+    counts: () => counts!,
+    synced,
     advance: (ms: number) => (now += ms),
   };
 }
 
-test('the counter connection is NORMAL and opened at the first count; the main one stays FULL', async () => {
-  const { meter, counter } = meterWithClock(1000);
+test('the counts are a file of their own beside the database, NORMAL and in WAL, opened at the first count; the main connection is not written', async () => {
+  const { meter, counts } = meterWithClock(1000);
+  const main0 = changesOf(adapters.db);
+  expect(existsSync(join(dir, QUERY_COUNTS_FILE))).toBe(false);
   expect(await meter.countQuery('t', MONTH, 5)).toBe(true);
-  expect(counter().pragma('synchronous', { simple: true })).toBe(1); // NORMAL
-  expect(counter().pragma('journal_mode', { simple: true })).toBe('wal');
+  expect(counts().name).toBe(join(dir, QUERY_COUNTS_FILE));
+  expect(counts().pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+  expect(counts().pragma('journal_mode', { simple: true })).toBe('wal');
   expect(adapters.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+  expect(changesOf(adapters.db)).toBe(main0);
   meter.close();
-  expect(counter().open).toBe(false);
+  expect(counts().open).toBe(false);
   expect(adapters.db.open).toBe(true);
 });
 
-test('the quota holds exactly at the boundary, whichever connection counts', async () => {
-  const { meter, counter, advance } = meterWithClock(10);
+test('a count of a month the records database counted before the move adds to what it holds, and the quota counts both', async () => {
+  adapters.db.prepare("INSERT INTO usage (tenant_id, month, records, queries) VALUES ('t', ?, 2, 5)").run(MONTH);
+  const { meter } = meterWithClock(1000);
+  expect(await meter.countQuery('t', MONTH, 7)).toBe(true);
+  expect(await meter.countQuery('t', MONTH, 7)).toBe(true);
+  expect(await meter.countQuery('t', MONTH, 7)).toBe(false);
+  expect(await meter.list(MONTH, 't')).toEqual([{ tenant_id: 't', month: MONTH, records: 2, queries: 7 }]);
+  // A quota already passed before the move counts nothing.
+  adapters.db.prepare("INSERT INTO usage (tenant_id, month, records, queries) VALUES ('u', ?, 0, 9)").run(MONTH);
+  expect(await meter.countQuery('u', MONTH, 9)).toBe(false);
+  expect(await meter.list(MONTH)).toEqual([
+    { tenant_id: 't', month: MONTH, records: 2, queries: 7 },
+    { tenant_id: 'u', month: MONTH, records: 0, queries: 9 },
+  ]);
+  meter.close();
+});
+
+test('the quota holds exactly at the boundary, whether a count syncs or not', async () => {
+  const { meter, synced, advance } = meterWithClock(10);
   const answers: boolean[] = [];
   for (let i = 0; i < 12; i++) {
     answers.push(await meter.countQuery('t', MONTH, 7));
-    advance(4); // every third count or so is past the sync interval and runs on the main connection
+    advance(4); // every third count or so is past the sync interval and runs with FULL
   }
   expect(answers).toEqual([...Array(7).fill(true), ...Array(5).fill(false)]);
   expect(await meter.list(MONTH, 't')).toEqual([{ tenant_id: 't', month: MONTH, records: 0, queries: 7 }]);
-  // Both connections counted.
-  expect(changesOf(counter())).toBeGreaterThan(0);
-  expect(changesOf(adapters.db)).toBeGreaterThan(0);
+  // Counts of both kinds ran.
+  expect(synced.slice(0, 7)).toContain(true);
+  expect(synced.slice(0, 7)).toContain(false);
   meter.close();
 });
 
 test('counts commit without an fsync until one comes a sync interval after the oldest unsynced count', async () => {
-  const { meter, counter, advance } = meterWithClock(1000);
-  await meter.countQuery('t', MONTH, 100); // opens the counter connection; unsynced from here
-  const main0 = changesOf(adapters.db);
+  const { meter, counts, synced, advance } = meterWithClock(1000);
+  await meter.countQuery('t', MONTH, 100); // opens the counts' connection; unsynced from here
   for (let i = 0; i < 5; i++) {
     advance(100);
     await meter.countQuery('t', MONTH, 100);
   }
-  expect(changesOf(adapters.db)).toBe(main0); // all on the relaxed connection
-  expect(changesOf(counter())).toBe(6);
+  expect(synced).toEqual(Array(6).fill(false));
   advance(600); // 1100 ms after the first unsynced count
   await meter.countQuery('t', MONTH, 100);
-  expect(changesOf(adapters.db)).toBe(main0 + 1); // this one synced the log
+  expect(synced.at(-1)).toBe(true); // this one synced the log
+  expect(counts().pragma('synchronous', { simple: true })).toBe(1); // and NORMAL again after it
   advance(10);
   await meter.countQuery('t', MONTH, 100);
-  expect(changesOf(counter())).toBe(7); // and the next is relaxed again
+  expect(synced.at(-1)).toBe(false); // the next is relaxed again
+  expect(changesOf(counts())).toBe(8);
   expect((await meter.list(MONTH, 't'))[0]!.queries).toBe(8);
   meter.close();
 });
 
 test('a refused count writes nothing and does not count as a sync', async () => {
-  const { meter, advance } = meterWithClock(10);
+  const { meter, counts, advance } = meterWithClock(10);
   expect(await meter.countQuery('t', MONTH, 1)).toBe(true);
   advance(50);
-  const main0 = changesOf(adapters.db);
+  const counts0 = changesOf(counts());
   expect(await meter.countQuery('t', MONTH, 1)).toBe(false);
-  expect(changesOf(adapters.db)).toBe(main0);
+  expect(changesOf(counts())).toBe(counts0);
   expect(await meter.countQuery('t', MONTH, 0)).toBe(false);
   expect(await meter.list(MONTH)).toEqual([{ tenant_id: 't', month: MONTH, records: 0, queries: 1 }]);
   meter.close();
 });
 
-test("the query counter and the record store's counter share the row, from their two connections", async () => {
+test("the query counter's counts and the record store's, from their two files, make one tenant-month", async () => {
   const tenant = await adapters.keys.createTenant({ name: 'a', limits: { recordQuota: 10, queryQuota: 10, rate: 1, burst: 1 } });
   const month = new Date().toISOString().slice(0, 7);
   const record = (i: number): StoredRecord => ({

@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
-import { openSync, readSync, closeSync } from 'node:fs';
-import { MIGRATIONS, openReadOnlyDatabase } from './database.js';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { MIGRATIONS, openReadOnlyDatabase, queryCountsFile } from './database.js';
 import type { Db } from './db.js';
 
 /**
- * Backups of the one database file (the admin CLI's `backup` and `restore`, local/admin-backup.ts), with
- * SQLite's online backup API as better-sqlite3 exposes it.
+ * Backups of the database file (the admin CLI's `backup` and `restore`, local/admin-backup.ts), with
+ * SQLite's online backup API as better-sqlite3 exposes it, the query counts kept beside it added in.
  *
  * A backup is the database as it was at one instant, records and search index together, taken while the
  * server writes. SQLite's backup copies a few pages a step and, between steps, starts again from the first
@@ -67,10 +67,30 @@ export async function backupDatabase(source: string, target: string, options: Ba
   const copy = new Database(target, { fileMustExist: true });
   try {
     copy.pragma('journal_mode = DELETE');
+    foldQueryCounts(queryCountsFile(source), copy);
   } finally {
     copy.close();
   }
   return { pages, ...summary };
+}
+
+/**
+ * Adds the query counts kept beside the database (usage-meter.ts) to the copy's `usage.queries`, so that a
+ * backup is one file with every count in it; a database restored from it starts with no counts' file, and
+ * counts on from there. Read just after the snapshot: a search counted meanwhile may be in it.
+ */
+function foldQueryCounts(file: string, copy: Db): void {
+  if (!existsSync(file)) return;
+  const counts = new Database(file, { fileMustExist: true });
+  try {
+    counts.pragma('busy_timeout = 5000');
+    const rows = counts.prepare(`SELECT tenant_id, month, queries FROM query_counts`).all() as { tenant_id: string; month: string; queries: number }[];
+    const add = copy.prepare(`INSERT INTO usage (tenant_id, month, queries) VALUES (@tenant_id, @month, @queries)
+                              ON CONFLICT (tenant_id, month) DO UPDATE SET queries = queries + excluded.queries`);
+    copy.transaction(() => rows.forEach((row) => add.run(row)))();
+  } finally {
+    counts.close();
+  }
 }
 
 /** The records, tenants and schema version of an open database. */

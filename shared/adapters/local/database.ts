@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Db } from './db.js';
 import { NEWEST_TABLE_SQL } from './newest.js';
 import { POSTING_TABLES_SQL } from './posting-storage.js';
@@ -235,20 +235,47 @@ export function openReadOnlyDatabase(file: string): Db {
   return db;
 }
 
+/** The query counts' file (usage-meter.ts), beside the database file. */
+export const QUERY_COUNTS_FILE = 'query-counts.db';
+
+/** Where the query counts of the database `file` are kept: QUERY_COUNTS_FILE in the same directory. */
+export function queryCountsFile(file: string): string {
+  return join(dirname(file), QUERY_COUNTS_FILE);
+}
+
+/** The query counts' one table: the searches each tenant made in each month, since the counts moved here. */
+export const QUERY_COUNTS_SQL = `
+  CREATE TABLE IF NOT EXISTS query_counts (
+    tenant_id TEXT NOT NULL,
+    month TEXT NOT NULL,
+    queries INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, month)
+  ) STRICT, WITHOUT ROWID`;
+
 /**
- * A second read-write connection to the database `db` has open, with `synchronous = NORMAL`: in WAL mode its
- * commits write the log without waiting for the disk, so they survive a process crash (the log is in the
- * operating system's hands) but the last of them can be lost on power loss, until a commit of the main
- * connection (FULL) or a checkpoint syncs the log. The query counter commits on it (usage-meter.ts). An
- * in-memory database has no file to share, so it gets `db` itself.
+ * The query counts of the database `db` has open (usage-meter.ts): their own file, created if need be, in
+ * WAL mode with `synchronous = NORMAL` (a commit survives a crash of the process as soon as it returns; a
+ * power cut can lose what no fsync has covered yet). Their own file, so that counting a search commits
+ * nothing to the database: every commit there makes each other connection drop its page cache before its
+ * next read, and the search threads' and the server's reads then start cold. An in-memory database has no
+ * directory, so its counts are a table of its own.
  */
-export function openRelaxedConnection(db: Db): Db {
-  return db.memory ? db : openRelaxedDatabase(db.name);
+export function openQueryCounts(db: Db): Db {
+  if (db.memory) {
+    db.exec(QUERY_COUNTS_SQL);
+    return db;
+  }
+  const counts = new Database(queryCountsFile(db.name));
+  counts.pragma('busy_timeout = 5000');
+  counts.pragma('journal_mode = WAL');
+  counts.pragma('synchronous = NORMAL');
+  counts.exec(QUERY_COUNTS_SQL);
+  return counts;
 }
 
 /**
  * A read-write connection to an existing database file with `synchronous = NORMAL`, for writes that may be
- * lost on power loss (openRelaxedConnection; the classification thread's, whose lost work its jobs redo).
+ * lost on power loss (the classification thread's, whose lost work its jobs redo).
  */
 export function openRelaxedDatabase(file: string): Db {
   const relaxed = new Database(file, { fileMustExist: true });
