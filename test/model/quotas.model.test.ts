@@ -15,8 +15,10 @@ import { BASE, stored, TENANTS, thenCheck } from './model-parts.js';
  * a write is a replay (201, nothing counted) when its key was used with the same body, 422 when with
  * another, 507 when the month's records reached the quota, else stored and counted; a search is counted
  * while the month's queries are under their quota. Each answer must be the model's, in the order the
- * writes were sent, and the usage must equal the model's counts after every command. A quota checked and
- * counted in two steps (planted below) fails it.
+ * writes were sent, and the usage must equal the model's counts after every command. Each run starts from
+ * searches counted in `usage.queries` before the query counts moved to a file of their own (usage-meter.ts),
+ * as an upgraded database holds them. A record quota or a query quota checked and counted in two steps
+ * (planted below) fails it.
  */
 
 const MONTHS = ['2026-01', '2026-02'];
@@ -46,9 +48,11 @@ interface Real {
   records: RecordStore;
   usage: UsageMeter;
   store: Store;
+  meter: Meter;
 }
 
 type Store = (sqlite: SqliteAdapters) => RecordStore;
+type Meter = (sqlite: SqliteAdapters) => UsageMeter;
 type Command = fc.AsyncCommand<Model, Real>;
 
 const countsOf = (m: Model, tenant: number): Counts => {
@@ -164,7 +168,7 @@ class Restart implements Command {
 function open(r: Real): void {
   r.sqlite = openSqliteAdapters(r.file, { merger: () => MANUAL });
   r.records = r.store(r.sqlite);
-  r.usage = r.sqlite.usage;
+  r.usage = r.meter(r.sqlite);
 }
 
 const writeSpec = fc.record({ tenant: fc.integer({ min: 0, max: 1 }), key: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 2 }), body: fc.integer({ min: 0, max: 2 }) });
@@ -188,13 +192,29 @@ async function checkUsage(m: Model, r: Real): Promise<void> {
   }
 }
 
-async function runModel({ seed, runs, maxCommands }: { seed: number; runs: number; maxCommands: number }, store: Store = (s) => s.records): Promise<void> {
+/** Searches counted in `usage.queries` before the counts moved, per tenant and month (0 to 3 each, a run's own). */
+const before = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: TENANTS.length * MONTHS.length, maxLength: TENANTS.length * MONTHS.length });
+
+async function runModel(
+  { seed, runs, maxCommands }: { seed: number; runs: number; maxCommands: number },
+  store: Store = (s) => s.records,
+  meter: Meter = (s) => s.usage,
+): Promise<void> {
   await fc.assert(
-    fc.asyncProperty(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.commands(commands, { maxCommands, size: 'max' }), async (recordQuota, queryQuota, cmds) => {
+    fc.asyncProperty(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), before, fc.commands(commands, { maxCommands, size: 'max' }), async (recordQuota, queryQuota, counted, cmds) => {
       const dir = mkdtempSync(join(tmpdir(), 'memory-quota-model-'));
-      const real = { file: join(dir, 'memory.db'), store } as Real;
+      const real = { file: join(dir, 'memory.db'), store, meter } as Real;
       open(real);
       const model: Model = { recordQuota, queryQuota, month: 0, counts: new Map(), keys: new Map(), ids: [[], []], texts: 0 };
+      const legacy = real.sqlite.db.prepare('INSERT INTO usage (tenant_id, month, queries) VALUES (?, ?, ?)');
+      MONTHS.forEach((month, m) =>
+        TENANTS.forEach((tenant, t) => {
+          const queries = counted[m * TENANTS.length + t]!;
+          if (queries === 0) return;
+          legacy.run(tenant, month, queries);
+          model.counts.set(`${t} ${m}`, { records: 0, queries });
+        }),
+      );
       try {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
       } finally {
@@ -231,4 +251,24 @@ test('a record quota checked and then counted in two steps (a planted bug) fails
   }
   // The writes sent together all passed the check before any was counted: stored where the quota was used up.
   expect(failure).toMatch(/writes\([\s\S]*"record_quota_exceeded"/);
+}, 600_000);
+
+test('a query quota checked and then counted in two steps (a planted bug) fails the model', async () => {
+  const twoSteps: Meter = (sqlite) =>
+    Object.assign(Object.create(sqlite.usage) as UsageMeter, {
+      countQuery: async (tenantId: string, month: string, quota: number) => {
+        const [used] = await sqlite.usage.list(month, tenantId);
+        if ((used?.queries ?? 0) >= quota) return false;
+        await new Promise((resolve) => setImmediate(resolve));
+        return sqlite.usage.countQuery(tenantId, month, Number.MAX_SAFE_INTEGER);
+      },
+    });
+  let failure = 'the model passed';
+  try {
+    await runModel({ seed: 20261127, runs: 100, maxCommands: 30 }, undefined, twoSteps);
+  } catch (error) {
+    failure = `${(error as Error).message}\n${String((error as Error).cause)}`;
+  }
+  // The searches sent together all passed the check before any was counted.
+  expect(failure).toMatch(/searches\(/);
 }, 600_000);
