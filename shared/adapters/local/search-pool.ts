@@ -3,10 +3,10 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../domain/errors.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
+import { FILTER_LIST_READ_MOST, FILTER_SAMPLE } from '../../search/cost.js';
 import { toSearchHit } from './rows.js';
 import type { SqliteSearchIndex } from './search-index.js';
 import type { SearchReply, SearchRequest } from './search-worker.js';
-import { FILTER_LIST_READ_MOST, FILTER_SAMPLE } from '../../search/cost.js';
 import { threadEntry } from './thread-entry.js';
 
 /** The message of what a thread threw: an Error from another realm (as under Jest) is no `instanceof Error`. */
