@@ -1,4 +1,5 @@
 /** The admin CLI's command line: the commands, the options each takes, and every value checked and converted. */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isQuotaMonth, quotaMonth } from '../shared/domain/quota-month.js';
 import { LIMITS } from '../shared/domain/record.js';
@@ -97,8 +98,12 @@ function joinNegativeValues(argv: string[]): string[] {
   return out;
 }
 
-/** The command line as a command, its argument and its options; every malformed command line is a usage error. */
-export function parseCommandLine(argv: string[]) {
+/**
+ * The command line as a command, its argument and its options; every malformed command line is a usage
+ * error. The files it names (`--file`, `--to`, `--from`) are made absolute from `cwd`, the directory the
+ * command was run in.
+ */
+export function parseCommandLine(argv: string[], cwd: string = process.cwd()) {
   let parsed;
   try {
     parsed = parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
@@ -135,9 +140,9 @@ export function parseCommandLine(argv: string[]) {
     backend: values.backend,
     create: values.create === true,
     tenant: values.tenant,
-    file: values.file,
-    to: values.to,
-    from: values.from,
+    file: values.file === undefined ? undefined : resolve(cwd, values.file),
+    to: values.to === undefined ? undefined : resolve(cwd, values.to),
+    from: values.from === undefined ? undefined : resolve(cwd, values.from),
     force: values.force === true,
     confirm: values.confirm === true,
     month,

@@ -20,6 +20,15 @@ import { loadConfig, type LocalConfig } from './config.js';
 export { CliError } from './admin-cli-error.js';
 export type { AdminIo } from './admin-io.js';
 
+/**
+ * The directory the command was run in, which a relative --to, --from or --file is from: `npm run admin`
+ * runs the script in the package's directory and keeps the caller's in INIT_CWD. Only for that script: an
+ * INIT_CWD inherited from another (say `npm test`, whose children run elsewhere) is not this command's.
+ */
+function callerDirectory(env: NodeJS.ProcessEnv): string {
+  return env.npm_lifecycle_event === 'admin' && env.INIT_CWD ? env.INIT_CWD : process.cwd();
+}
+
 /** Runs one admin command on the stores `open` gives and returns what it prints (undefined: nothing more). */
 export async function adminCommand(
   argv: string[],
@@ -27,7 +36,7 @@ export async function adminCommand(
   open: (config: LocalConfig, options: { create: boolean }) => Promise<AdminStores> = openAdminStores,
   io: AdminIo = processIo(),
 ): Promise<unknown> {
-  const line = parseCommandLine(argv);
+  const line = parseCommandLine(argv, callerDirectory(env));
   if (line.help) return ADMIN_HELP;
   const { command } = line;
   const fileCommand = FILE_COMMAND_HANDLERS[command];

@@ -105,3 +105,18 @@ test("a backup adds the query counts kept beside the database into its usage, an
   await expect(adminCommand(['restore', '--from', file], { MEMORY_DATA_DIR: stale }, undefined, io())).rejects.toMatchObject({ code: 'database_exists' });
   expect(readdirSync(stale)).toEqual([QUERY_COUNTS_FILE]);
 });
+
+test("a relative --to or --from is the caller's, from INIT_CWD under npm run admin (which runs the script in the package's directory)", async () => {
+  const dataDir = join(dir, 'relative-data');
+  openDatabase(join(dataDir, 'memory.db')).close();
+  const caller = join(dir, 'caller');
+  mkdirSync(caller);
+  const io = () => ({ stdin: Readable.from([]), stdout: new PassThrough(), stderr: new PassThrough() });
+  const npm = { INIT_CWD: caller, npm_lifecycle_event: 'admin' };
+  await adminCommand(['backup', '--to', 'nightly.db'], { MEMORY_DATA_DIR: dataDir, ...npm }, undefined, io());
+  expect(readdirSync(caller)).toEqual(['nightly.db']);
+  const restored = join(dir, 'relative-restored');
+  const result = (await adminCommand(['restore', '--from', 'nightly.db'], { MEMORY_DATA_DIR: restored, ...npm }, undefined, io())) as { from: string };
+  expect(result.from).toBe(join(caller, 'nightly.db'));
+  expect(existsSync(join(restored, 'memory.db'))).toBe(true);
+});
