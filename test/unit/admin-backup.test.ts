@@ -77,14 +77,19 @@ test("a backup adds the query counts kept beside the database into its usage, an
   const file = join(dir, 'counted.db');
   await adminCommand(['backup', '--to', file], { MEMORY_DATA_DIR: dataDir }, undefined, io());
   adapters.close();
-  const copy = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    expect(copy.prepare('SELECT tenant_id, month, records, queries FROM usage ORDER BY tenant_id').all()).toEqual([
-      { tenant_id: 'a', month: '2026-05', records: 3, queries: 6 },
-      { tenant_id: 'b', month: '2026-05', records: 0, queries: 1 },
-    ]);
-  } finally {
-    copy.close();
+  // Again with the server stopped: the counts' file then has no -wal or -shm beside it.
+  const stopped = join(dir, 'counted-stopped.db');
+  await adminCommand(['backup', '--to', stopped], { MEMORY_DATA_DIR: dataDir }, undefined, io());
+  for (const backup of [file, stopped]) {
+    const copy = new Database(backup, { readonly: true, fileMustExist: true });
+    try {
+      expect(copy.prepare('SELECT tenant_id, month, records, queries FROM usage ORDER BY tenant_id').all()).toEqual([
+        { tenant_id: 'a', month: '2026-05', records: 3, queries: 6 },
+        { tenant_id: 'b', month: '2026-05', records: 0, queries: 1 },
+      ]);
+    } finally {
+      copy.close();
+    }
   }
 
   // Restored into a fresh directory, the usage is the same; a directory that has counts of its own is refused.

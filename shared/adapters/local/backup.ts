@@ -81,9 +81,8 @@ export async function backupDatabase(source: string, target: string, options: Ba
  */
 function foldQueryCounts(file: string, copy: Db): void {
   if (!existsSync(file)) return;
-  const counts = new Database(file, { fileMustExist: true });
+  const counts = openReadOnlyDatabase(file);
   try {
-    counts.pragma('busy_timeout = 5000');
     const rows = counts.prepare(`SELECT tenant_id, month, queries FROM query_counts`).all() as { tenant_id: string; month: string; queries: number }[];
     const add = copy.prepare(`INSERT INTO usage (tenant_id, month, queries) VALUES (@tenant_id, @month, @queries)
                               ON CONFLICT (tenant_id, month) DO UPDATE SET queries = queries + excluded.queries`);

@@ -16,8 +16,8 @@ import { TailCache } from './tail-cache.js';
 
 /**
  * The statement of a search without `q`: the tenant's newest records that pass the filters, newest first,
- * each as a search row of rank 0, and its values after the tenant's id (the limit follows them). The search pool's cost bound relies on
- * how SQLite plans it (search-pool.ts, `searchWork`).
+ * each as a search row of rank 0, and its values after the tenant's id (the limit follows them). The
+ * search pool's cost bound relies on how SQLite plans it (search-pool.ts, `searchWork`).
  */
 export function newestRecordsSql(query: SearchQuery): { sql: string; values: unknown[] } {
   const { where, values } = filterConditions(query);
