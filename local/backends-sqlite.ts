@@ -5,7 +5,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { existsSync } from 'node:fs';
 import { openSqliteAdapters, type SqliteAdapters } from '../shared/adapters/local/index.js';
-import { searchWork, SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
+import { SqliteSearchPool } from '../shared/adapters/local/search-pool.js';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import type { MergeThreadEvent } from '../shared/adapters/local/search-merge-thread.js';
 import { ThreadMerger, type SearchMerger } from '../shared/adapters/local/search-merger.js';
@@ -68,7 +68,7 @@ export function searchOn(
       threads: config.searchThreads,
       timeoutMs: config.searchTimeoutMs,
       maxWaiting: config.searchQueue,
-      inline: { workOf: searchWork(sqlite.search), index: sqlite.search },
+      inline: sqlite.search,
     });
   }
   return { search: (tenantId, query) => sqlite.search.search(tenantId, query), close: async () => undefined };

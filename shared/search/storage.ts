@@ -128,3 +128,69 @@ export class MemoryPostingStorage implements PostingStorage {
     this.upTo = upTo;
   }
 }
+
+/**
+ * A storage's reads within one snapshot, where what the engine reads first is read once: the merge mark,
+ * and each term's head and metas. The search pool bounds a search's work from these (cost.ts) and then runs
+ * the search, which reads them again, on the same snapshot: through this, in one read. Blocks are passed
+ * through (each is read once anyway). Read-only: the engine never writes while it searches, and writing
+ * through this would leave what it keeps stale, so every setter throws.
+ */
+export class SnapshotReads implements PostingStorage {
+  private readonly heads = new Map<string, TermHead | null>();
+  private readonly metasByTerm = new Map<string, Uint8Array | null>();
+  private upTo: number | undefined;
+
+  constructor(private readonly storage: PostingStorage) {}
+
+  stats(tenant: string) {
+    return this.storage.stats(tenant);
+  }
+  head(tenant: string, term: string) {
+    const key = `${tenant}\0${term}`;
+    let head = this.heads.get(key);
+    if (head === undefined) this.heads.set(key, (head = this.storage.head(tenant, term)));
+    return head;
+  }
+  metas(tenant: string, term: string) {
+    const key = `${tenant}\0${term}`;
+    let metas = this.metasByTerm.get(key);
+    if (metas === undefined) this.metasByTerm.set(key, (metas = this.storage.metas(tenant, term)));
+    return metas;
+  }
+  block(tenant: string, term: string, last: number) {
+    return this.storage.block(tenant, term, last);
+  }
+  blockRange(tenant: string, term: string, from: number, to: number) {
+    return this.storage.blockRange(tenant, term, from, to);
+  }
+  positions(tenant: string, term: string, last: number) {
+    return this.storage.positions(tenant, term, last);
+  }
+  positionRange(tenant: string, term: string, from: number, to: number) {
+    return this.storage.positionRange(tenant, term, from, to);
+  }
+  blocksAt(tenant: string, term: string, lasts: readonly number[]) {
+    return this.storage.blocksAt(tenant, term, lasts);
+  }
+  mergedUpTo() {
+    return (this.upTo ??= this.storage.mergedUpTo());
+  }
+  setStats(): never {
+    throw readOnly();
+  }
+  setHead(): never {
+    throw readOnly();
+  }
+  setMetas(): never {
+    throw readOnly();
+  }
+  setBlock(): never {
+    throw readOnly();
+  }
+  setMergedUpTo(): never {
+    throw readOnly();
+  }
+}
+
+const readOnly = () => new Error("a snapshot's reads are read-only");

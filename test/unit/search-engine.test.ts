@@ -13,7 +13,7 @@ import { clausesOf, type TextQuery } from '../../shared/search/query.js';
 import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
 import { HELD_SHARE_POWER } from '../../shared/search/best.js';
 import { PROXIMITY_WINDOW, searchIndex, searchScored } from '../../shared/search/searcher.js';
-import { MemoryPostingStorage, type PostingStorage } from '../../shared/search/storage.js';
+import { MemoryPostingStorage, SnapshotReads, type PostingStorage } from '../../shared/search/storage.js';
 import { TenantTail } from '../../shared/search/tail.js';
 import { addDocuments, removeDocuments } from '../../shared/search/writer.js';
 import { corpus, prng, queries } from '../support/search-corpus.js';
@@ -155,6 +155,30 @@ describe('the pruned top k equals the oracle', () => {
     expect(storage.blocksAt('t', term, [...lasts])).toEqual([...lasts].map((last) => ({ scores: storage.block('t', term, last), positions: storage.positions('t', term, last) })));
     for (const query of queries(7, 30).filter((q) => q.terms.length >= 2)) for (const k of [5, 50]) expectSameTopK(storage, 't', docs, query, k);
     db.close();
+  });
+
+  test("through one snapshot's reads, which read each term's head and metas and the merge mark once, the bound's and the search's together", () => {
+    const storage = new MemoryPostingStorage();
+    const docs = corpus(4, 2000);
+    for (let i = 0; i < docs.length; i += 500) addDocuments(storage, 't', docs.slice(i, i + 500));
+    const calls = { head: 0, metas: 0, mergedUpTo: 0 };
+    const counted: PostingStorage = Object.assign(Object.create(storage) as PostingStorage, {
+      head: (tenant: string, term: string) => (calls.head++, storage.head(tenant, term)),
+      metas: (tenant: string, term: string) => (calls.metas++, storage.metas(tenant, term)),
+      mergedUpTo: () => (calls.mergedUpTo++, storage.mergedUpTo()),
+    });
+    for (const query of queries(4, 20)) {
+      Object.assign(calls, { head: 0, metas: 0, mergedUpTo: 0 });
+      const reads = new SnapshotReads(counted);
+      const clauses = clausesOf(query);
+      expect(searchCost(reads, 't', clauses, new TenantTail(), Infinity)).toBe(searchCost(storage, 't', clauses, new TenantTail(), Infinity));
+      expect(searchIndex(reads, 't', query, { k: 10 })).toEqual(searchIndex(storage, 't', query, { k: 10 }));
+      const terms = new Set(clauses.flatMap((c) => c.terms)).size;
+      expect(calls).toEqual({ head: terms, metas: expect.any(Number), mergedUpTo: 1 });
+      expect(calls.metas).toBeLessThanOrEqual(terms);
+    }
+    expect(() => new SnapshotReads(storage).setHead()).toThrow(/read-only/);
+    expect(() => new SnapshotReads(storage).setMergedUpTo()).toThrow(/read-only/);
   });
 
   test('with other parameters than the impacts were kept for (the bounds fall back to the extremes)', () => {

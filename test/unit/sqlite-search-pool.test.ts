@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
-import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, searchWork, SqliteSearchPool, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
+import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, SqliteSearchPool, type InlineSearches, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
 import { newestRecordsSql } from '../../shared/adapters/local/search-index.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { FILTER_LIST_READ_MOST, POSITION_COST } from '../../shared/search/cost.js';
@@ -46,6 +46,12 @@ afterAll(async () => {
 });
 
 const query = (q: string | null, extra: Partial<SearchQuery> = {}): SearchQuery => ({ text: q === null ? null : parseQuery(q), limit: 10, ...extra });
+
+/**
+ * Hits as JSON text, to compare: the newest records include one whose metadata nests 2 500 levels deep (a
+ * test below), deeper than toEqual's recursion can always go.
+ */
+const asText = (hits: unknown) => JSON.stringify(hits);
 
 /** The pool's worker threads: the tests stop one to see what a crash does. */
 const threadsOf = (p: SqliteSearchPool) => (p as unknown as { threads: ({ worker: Worker } | null)[] }).threads;
@@ -251,6 +257,14 @@ describe('the search pool bounds every search', () => {
 
 describe("searches on the caller's thread", () => {
   const STALLING = new URL('../support/stalling-search-worker.mjs', import.meta.url);
+  const searchWork =
+    (index: SqliteAdapters['search'], options: { maxClauses?: number } = {}) =>
+    (tenantId: string, q: SearchQuery) =>
+      index.workOf(tenantId, q, options);
+  /** The real engine on the caller's thread, with the work of each search as `workOf` tells. */
+  const inlineBy = (workOf: (tenantId: string, q: SearchQuery) => number): InlineSearches => ({
+    searchWithin: (tenantId, q, most) => (workOf(tenantId, q) <= most ? adapters.search.searchWithin(tenantId, q, Infinity) : undefined),
+  });
 
   test('what a search may cost: the newest records by their limit, words by their frequencies, filters unbounded past a few', () => {
     const work = searchWork(adapters.search, { maxClauses: 3 });
@@ -285,6 +299,18 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('zebra-never-stored'))).toBe(0);
     expect(work(TENANT, query('17 18 19 20'))).toBe(Infinity); // more clauses than maxClauses
     expect(work('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(0); // a tenant with no records
+  });
+
+  test('a search within a bound of work: its hits when its work is at most the bound, undefined above it', async () => {
+    const work = searchWork(adapters.search);
+    const cases = [query('note'), query('invoice refund'), query('"item 17"'), query('note', { agent_id: 'agent-1' }), query(null), query(null, { limit: 100 })];
+    for (const q of cases) {
+      const bound = work(TENANT, q);
+      expect(asText(adapters.search.searchWithin(TENANT, q, bound))).toBe(asText(await adapters.search.search(TENANT, q)));
+      expect(adapters.search.searchWithin(TENANT, q, bound - 1)).toBeUndefined();
+    }
+    expect(adapters.search.searchWithin(TENANT, query(null, { type: 'fact' }), Number.MAX_SAFE_INTEGER)).toBeUndefined();
+    expect(adapters.search.searchWithin(TENANT, query('17 18 19 20 21 22 23 24 25'), Number.MAX_SAFE_INTEGER)).toBeUndefined();
   });
 
   test('a search without q by agent and time is planned on an index in the order asked, so that it reads no more than its limit (and the superseded records)', () => {
@@ -331,15 +357,15 @@ describe("searches on the caller's thread", () => {
   test("work below the hop's cost runs on the caller's thread, with the same hits, even while the threads are busy", async () => {
     const work = searchWork(adapters.search);
     // The stand-in's commands are words no record has, so cheap; they must reach the thread all the same.
-    const workOf: typeof work = (tenantId, q) => (q.text?.terms[0]?.startsWith('block') ? Infinity : work(tenantId, q));
-    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { workOf, index: adapters.search } });
+    const workOf = (tenantId: string, q: SearchQuery) => (q.text?.terms[0]?.startsWith('block') ? Infinity : work(tenantId, q));
+    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: inlineBy(workOf) });
     try {
       let stuckAnswered = false;
       const stuck = p.search(TENANT, query('block1500')).finally(() => (stuckAnswered = true)); // the one thread is busy
       const newest = query(null, { limit: 7 });
       const rare = query('17');
-      expect(await p.search(TENANT, newest)).toEqual(await adapters.search.search(TENANT, newest));
-      expect(await p.search(TENANT, rare)).toEqual(await adapters.search.search(TENANT, rare));
+      expect(asText(await p.search(TENANT, newest))).toBe(asText(await adapters.search.search(TENANT, newest)));
+      expect(asText(await p.search(TENANT, rare))).toBe(asText(await adapters.search.search(TENANT, rare)));
       expect(stuckAnswered).toBe(false);
       // Anything unbounded still goes to the thread: the stand-in answers its one row.
       expect(await p.search(TENANT, query(null, { type: 'fact' }))).toHaveLength(1);
@@ -352,7 +378,7 @@ describe("searches on the caller's thread", () => {
   test("moderate work runs on the caller's thread when no other search runs or waits, and on the threads otherwise", async () => {
     const moderate = query('note');
     const workOf = (_: string, q: SearchQuery) => (q.text?.terms[0]?.startsWith('block') ? Infinity : q === moderate ? INLINE_MAX_POSTINGS + 1 : 0);
-    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: { workOf, index: adapters.search } });
+    const p = poolOf('unused.db', { threads: 1, entry: STALLING, inline: inlineBy(workOf) });
     try {
       // Idle: the real engine answers (the stand-in would answer its one row).
       expect(await p.search(TENANT, moderate)).toEqual(await adapters.search.search(TENANT, moderate));
@@ -365,15 +391,14 @@ describe("searches on the caller's thread", () => {
     }
   });
 
-  test("when a search's work cannot be told, the threads run it", async () => {
+  test("when a search fails on the caller's thread (its work cannot be told, say), the threads run it", async () => {
     const p = poolOf('unused.db', {
       threads: 1,
       entry: STALLING,
       inline: {
-        workOf: () => {
+        searchWithin: () => {
           throw new Error('lookup failed');
         },
-        index: adapters.search,
       },
     });
     try {

@@ -1,4 +1,4 @@
-import { isEmptyQuery } from '../../domain/query-parse.js';
+import { isEmptyQuery, type ParsedQuery } from '../../domain/query-parse.js';
 import { RANKING, rankFromScore } from '../../domain/rank.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
@@ -7,21 +7,38 @@ import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { filterConditions, toSearchHit, type SearchRow } from './rows.js';
-import { FILTER_EXCLUDED_MAX, searchCost } from '../../search/cost.js';
+import { FILTER_EXCLUDED_MAX, FILTER_LIST_READ_MOST, FILTER_SAMPLE, searchCost } from '../../search/cost.js';
 import type { Filter } from '../../search/filter.js';
-import { clausesOf, type TextQuery } from '../../search/query.js';
+import { clausesOf } from '../../search/query.js';
 import { searchScored } from '../../search/searcher.js';
+import { SnapshotReads, type PostingStorage } from '../../search/storage.js';
 import type { Tail } from '../../search/tail.js';
 import { TailCache } from './tail-cache.js';
 
 /**
  * The statement of a search without `q`: the tenant's newest records that pass the filters, newest first,
  * each as a search row of rank 0, and its values after the tenant's id (the limit follows them). The
- * search pool's cost bound relies on how SQLite plans it (search-pool.ts, `searchWork`).
+ * search pool's cost bound relies on how SQLite plans it (`workOf`).
  */
 export function newestRecordsSql(query: SearchQuery): { sql: string; values: unknown[] } {
   const { where, values } = filterConditions(query);
   return { sql: `SELECT r.*, 0 AS rank FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
+}
+
+/** What a search of one tenant reads first, in its snapshot: its tail, the merge mark, whether it has superseded records. */
+interface TenantState {
+  tail: Tail;
+  upTo: number;
+  superseded: boolean;
+}
+
+/** The most words and phrases of a query whose work is counted (`workOf`); a query with more is not. */
+const MAX_COUNTED_CLAUSES = 8;
+
+/** A search without `q` reads its `limit` newest records from an index in the order asked, unless it filters by type or client (`workOf`). */
+function newestWork(query: SearchQuery): number {
+  const none = (value: unknown) => value === undefined || value === null;
+  return none(query.type) && none(query.client) ? query.limit : Infinity;
 }
 
 /**
@@ -63,7 +80,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /** The tenant's tail, the merge mark and whether it has superseded records, as of the current transaction (one statement). */
-  private tailOf(tenantId: string): { tail: Tail; upTo: number; superseded: boolean } {
+  private tailOf(tenantId: string): TenantState {
     const { upTo, gen, superseded } = this.state.get(tenantId) as { upTo: number; gen: number; superseded: 0 | 1 };
     return { tail: this.tails.tailOf(tenantId, upTo, gen), upTo, superseded: superseded === 1 };
   }
@@ -80,36 +97,76 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** The search's results as flat rows, best first (search-pool.ts runs this on its threads). */
   searchRows(tenantId: string, query: SearchQuery): SearchRow[] {
-    return this.inSnapshot(() => this.rowsOf(tenantId, query));
+    return this.inSnapshot(() => (query.text === null ? this.newestRows(tenantId, query) : this.textRows(tenantId, query, query.text, this.tailOf(tenantId), this.postings)));
   }
 
   /**
-   * An upper bound on the postings and positions a text search reads and the records it checks the filters
-   * of (searchCost, shared/search/cost.ts), from the terms' heads and metas and the tail's counts; a query
-   * with more than `maxClauses` words and phrases is not counted (Infinity; its pairs of adjacent words are
-   * counted from the same heads). It stops counting past `limit`. The search pool runs a search this bounds
-   * small on the caller's thread.
+   * The search's hits when its work (`workOf`) is at most `most`, else undefined: the search pool runs a
+   * search this bounds small on its caller's thread. The bound and the search are one snapshot, and the
+   * search reads the terms' heads and metas the bound has read (SnapshotReads) rather than again.
    */
-  workBound(tenantId: string, text: TextQuery, maxClauses: number, limit = Infinity): number {
-    const clauses = clausesOf(text);
-    if (clauses.filter((c) => !c.adjacent).length > maxClauses) return Infinity;
-    return this.inSnapshot(() => searchCost(this.postings, tenantId, clauses, this.tailOf(tenantId).tail, limit));
+  searchWithin(tenantId: string, query: SearchQuery, most: number): SearchHit[] | undefined {
+    const text = query.text;
+    if (text === null) return newestWork(query) <= most ? this.inSnapshot(() => this.newestRows(tenantId, query)).map(toSearchHit) : undefined;
+    const rows = this.inSnapshot(() => {
+      const state = this.tailOf(tenantId);
+      const reads = new SnapshotReads(this.postings);
+      if (this.textWork(tenantId, query, text, state.tail, reads, MAX_COUNTED_CLAUSES, most) > most) return undefined;
+      return this.textRows(tenantId, query, text, state, reads);
+    });
+    return rows?.map(toSearchHit);
   }
 
-  private rowsOf(tenantId: string, query: SearchQuery): SearchRow[] {
-    if (query.text === null) {
-      // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
-      const { sql, values } = newestRecordsSql(query);
-      return this.statement(sql).all(tenantId, ...values, query.limit) as SearchRow[];
-    }
-    if (isEmptyQuery(query.text)) return [];
+  /**
+   * How much a search may cost, for the search pool to choose where it runs (search-pool.ts): a bound by
+   * construction, never a guess from the tenant's past.
+   * - Without `q`, and with no filter but an agent and a time range (`since`, `until`), it reads the
+   *   `limit` (at most 100) newest rows from an index in the order asked: `records_tenant_created`
+   *   (tenant_id, created_at, id) without an agent, `records_tenant_agent_created` (tenant_id, agent_id,
+   *   created_at, id) with one, the range a range of that index (database.ts; the plans are checked by
+   *   test/unit/sqlite-search-pool.test.ts): bounded by the limit, as without filters (the superseded records
+   *   it passes over apart, in both). With a type or a client it is unbounded: no index has them in that
+   *   order, so it walks the tenant's newest records until `limit` of them match (a rare type in a large
+   *   tenant).
+   * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
+   *   to, and asks the filters about no more records than that; a phrase also reads its words' positions, which
+   *   the bound adds from the block metas (shared/search/cost.ts). A search by agent may also read the agent's
+   *   records from their index (their seq: to lead the search when they are few, and to list them once 64
+   *   candidates have been checked one by one), at most FILTER_LIST_READ_MOST of them (filter.ts), each
+   *   counted as a posting (about 0.15 µs each; decoding and scoring a posting 0.02 to 0.13). The frequencies
+   *   are the index's (one indexed lookup a term) and the tail's counts, nothing is copied, and counting stops
+   *   once the bound passes `limit`; a query with more than `maxClauses` words and phrases is not counted
+   *   (Infinity; its pairs of adjacent words are counted from the same heads).
+   */
+  workOf(tenantId: string, query: SearchQuery, { maxClauses = MAX_COUNTED_CLAUSES, limit = Infinity }: { maxClauses?: number; limit?: number } = {}): number {
+    const text = query.text;
+    if (text === null) return newestWork(query);
+    return this.inSnapshot(() => this.textWork(tenantId, query, text, this.tailOf(tenantId).tail, this.postings, maxClauses, limit));
+  }
 
+  private textWork(tenantId: string, query: SearchQuery, text: ParsedQuery, tail: Tail, storage: PostingStorage, maxClauses: number, limit: number): number {
+    const clauses = clausesOf(text);
+    if (clauses.filter((c) => !c.adjacent).length > maxClauses) return Infinity;
+    const work = searchCost(storage, tenantId, clauses, tail, limit);
+    // A search of at most FILTER_SAMPLE postings checks its candidates one by one and never lists the agent's
+    // records (and leads by at most one of them, filterLeadMost).
+    return query.agent_id === undefined || query.agent_id === null || work <= FILTER_SAMPLE ? work : work + FILTER_LIST_READ_MOST;
+  }
+
+  private newestRows(tenantId: string, query: SearchQuery): SearchRow[] {
+    // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
+    const { sql, values } = newestRecordsSql(query);
+    return this.statement(sql).all(tenantId, ...values, query.limit) as SearchRow[];
+  }
+
+  private textRows(tenantId: string, query: SearchQuery, text: ParsedQuery, state: TenantState, storage: PostingStorage): SearchRow[] {
+    if (isEmptyQuery(text)) return [];
     // The engine (shared/search) ranks document numbers, which are the records' seq; the filters are asked
     // only about a record that would enter the top `limit`. Superseded records are left out apart (filterOf).
     const { where: conditions, values } = filterConditions({ ...query, include_superseded: true });
-    const { tail, upTo, superseded } = this.tailOf(tenantId);
+    const { tail, upTo, superseded } = state;
     const filter = this.filterOf(tenantId, query, conditions, values, upTo, superseded && query.include_superseded !== true);
-    const { hits, best } = searchScored(this.postings, tenantId, query.text, { k: query.limit, filter, ranking: RANKING, tail });
+    const { hits, best } = searchScored(storage, tenantId, text, { k: query.limit, filter, ranking: RANKING, tail });
     if (hits.length === 0) return [];
     // The rank comes back in the row, which is then the search row as it is (no copy of a record a hit).
     const row = this.statement('SELECT *, ? AS rank FROM records WHERE seq = ? AND tenant_id = ?');

@@ -3,9 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../domain/errors.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
-import { FILTER_LIST_READ_MOST, FILTER_SAMPLE } from '../../search/cost.js';
 import { toSearchHit } from './rows.js';
-import type { SqliteSearchIndex } from './search-index.js';
 import type { SearchReply, SearchRequest } from './search-worker.js';
 import { threadEntry } from './thread-entry.js';
 
@@ -34,20 +32,20 @@ export interface SearchPoolOptions {
   /**
    * How to run a search on the caller's thread instead: always when its work is below the hop's cost
    * (INLINE_MAX_POSTINGS), and when no other search is running or waiting, for moderate work
-   * (IDLE_INLINE_MAX_POSTINGS; see `searchWork`). None unless given.
+   * (IDLE_INLINE_MAX_POSTINGS). None unless given.
    */
   inline?: InlineSearches;
 }
 
-/** The searches a pool answers on the caller's thread, and the engine it answers them with. */
+/** The searches a pool answers on the caller's thread, with the engine on a connection of that thread. */
 export interface InlineSearches {
   /**
-   * An upper bound on the search's work (the postings it may read, the records whose filters it may ask),
-   * whatever the tenant's size; Infinity when nothing bounds it.
+   * The search's hits, found on the caller's thread (on the server's own connection, which sees every write
+   * at once), when an upper bound on its work (the postings it may read, the records whose filters it may
+   * ask: SqliteSearchIndex `workOf`, whatever the tenant's size) is at most `most`; undefined when it may
+   * cost more, and the threads run it.
    */
-  workOf(tenantId: string, query: SearchQuery): number;
-  /** The engine on a connection of the caller's thread (the server's own, which sees every write at once). */
-  index: SearchIndex;
+  searchWithin(tenantId: string, query: SearchQuery, most: number): SearchHit[] | undefined;
 }
 
 /** Work below the cost of the hop to a thread: always run on the server's thread (two blocks of 128). */
@@ -63,40 +61,6 @@ export const INLINE_MAX_POSTINGS = 256;
  * phrases 1.16 -> 1.03, the commonest words 1.90 -> 1.65 over HTTP.
  */
 export const IDLE_INLINE_MAX_POSTINGS = 65_536;
-
-/**
- * How much a search may cost, for the pool to choose where it runs (SqliteSearchPool): a bound by
- * construction, never a guess from the tenant's past.
- * - Without `q`, and with no filter but an agent and a time range (`since`, `until`), it reads the
- *   `limit` (at most 100) newest rows from an index in the order asked: `records_tenant_created`
- *   (tenant_id, created_at, id) without an agent, `records_tenant_agent_created` (tenant_id, agent_id,
- *   created_at, id) with one, the range a range of that index (database.ts; the plans are checked by
- *   test/unit/sqlite-search-pool.test.ts): bounded by the limit, as without filters (the superseded records
- *   it passes over apart, in both). With a type or a client it is unbounded: no index has them in that
- *   order, so it walks the tenant's newest records until `limit` of them match (a rare type in a large
- *   tenant).
- * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
- *   to, and asks the filters about no more records than that; a phrase also reads its words' positions, which
- *   the bound adds from the block metas (shared/search/cost.ts). A search by agent may also read the agent's
- *   records from their index (their seq: to lead the search when they are few, and to list them once 64
- *   candidates have been checked one by one), at most FILTER_LIST_READ_MOST of them (filter.ts), each
- *   counted as a posting (about 0.15 µs each; decoding and scoring a posting 0.02 to 0.13). The frequencies are the index's (one indexed
- *   lookup a term) and the tail's counts, nothing is copied, and counting stops once the bound passes what
- *   may run here; a query with more than `maxClauses` clauses is not counted.
- */
-export function searchWork(
-  index: SqliteSearchIndex,
-  { maxClauses = 8 }: { maxClauses?: number } = {},
-): (tenantId: string, query: SearchQuery) => number {
-  const none = (value: unknown) => value === undefined || value === null;
-  return (tenantId, query) => {
-    if (query.text === null) return none(query.type) && none(query.client) ? query.limit : Infinity;
-    const work = index.workBound(tenantId, query.text, maxClauses, IDLE_INLINE_MAX_POSTINGS);
-    // A search of at most FILTER_SAMPLE postings checks its candidates one by one and never lists the agent's
-    // records (and leads by at most one of them, filterLeadMost).
-    return none(query.agent_id) || work <= FILTER_SAMPLE ? work : work + FILTER_LIST_READ_MOST;
-  };
-}
 
 /** One search, from its arrival until it is answered. */
 interface Task {
@@ -121,7 +85,7 @@ interface Thread {
  * that searches use every core instead of queueing on the server's one thread behind each other and behind
  * the writes. The engine (SqliteSearchIndex) is the same one; only where it runs changes. With `inline`,
  * the searches whose work is bounded below the cost of the hop run on the caller's thread instead
- * (`searchWork`); what follows is about the others.
+ * (SqliteSearchIndex `workOf`); what follows is about the others.
  *
  * Every search is answered or fails within `timeoutMs`, and what waits is bounded:
  * - A thread runs one search at a time, so the pool always knows which search a reply (or a reply that
@@ -166,8 +130,8 @@ export class SqliteSearchPool implements SearchIndex {
 
   search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
     if (this.closed) return Promise.reject(new Error('the search pool is closed'));
-    const inline = this.options.inline;
-    if (inline && this.runsInline(inline, tenantId, query)) return inline.index.search(tenantId, query);
+    const inline = this.options.inline && this.inline(this.options.inline, tenantId, query);
+    if (inline) return Promise.resolve(inline);
     return new Promise<SearchHit[]>((resolve, reject) => {
       const task: Task = {
         request: { id: this.nextId++, tenantId, query },
@@ -189,16 +153,18 @@ export class SqliteSearchPool implements SearchIndex {
     });
   }
 
-  /** Whether the search runs on the caller's thread; if its work cannot be told (the lookup failed), the threads run it. */
-  private runsInline(inline: InlineSearches, tenantId: string, query: SearchQuery): boolean {
-    let work: number;
+  /**
+   * The hits of a search whose work allows it to run on the caller's thread: below the hop's cost always,
+   * moderate work when no other search is running or waiting. Undefined otherwise, and when it fails there
+   * (its work could not be told, say): the threads run it then, on their own connections.
+   */
+  private inline(inline: InlineSearches, tenantId: string, query: SearchQuery): SearchHit[] | undefined {
+    const idle = this.waiting.length === 0 && this.threads.every((thread) => !thread?.task);
     try {
-      work = inline.workOf(tenantId, query);
+      return inline.searchWithin(tenantId, query, idle ? IDLE_INLINE_MAX_POSTINGS : INLINE_MAX_POSTINGS);
     } catch {
-      return false;
+      return undefined;
     }
-    if (work <= INLINE_MAX_POSTINGS) return true;
-    return work <= IDLE_INLINE_MAX_POSTINGS && this.waiting.length === 0 && this.threads.every((thread) => !thread?.task);
   }
 
   /** Stops the threads; searches waiting or in flight fail. */
