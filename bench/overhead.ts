@@ -15,6 +15,8 @@
  *   --rounds N      rounds (default 7)
  *   --base DIR      a second checkout to compare with
  *   --cpu-prof DIR  the servers run with `--cpu-prof`, their profiles written to DIR when they stop
+ *   --node-flags F  more flags for the servers' `node` (not the loading server's), space-separated: e.g.
+ *                   "--log-deopt --logfile=/tmp/v8-%p.log" to see what V8 compiles again and why
  *   --kinds K,…     only these kinds of search (e.g. no-q), for a change that concerns one
  *   --concurrency N the HTTP searches N at a time (default 1; the engine's stay one at a time): with N > 1
  *                   the latencies are those of a loaded server, and the table adds each server's CPU a
@@ -48,6 +50,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '7' },
     base: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'node-flags': { type: 'string' },
     kinds: { type: 'string' },
     concurrency: { type: 'string', default: '1' },
   },
@@ -72,7 +75,8 @@ interface Running {
 /** The local server of checkout `root` on `dataDir`, started as `npm start` starts it; resolves once it listens. */
 async function startServer(root: string, dataDir: string, label: string): Promise<Running> {
   const prof = profileDir && label !== 'load' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...prof, join(root, 'scripts', 'launch.mjs'), 'server'], {
+  const flags = label !== 'load' && values['node-flags'] ? values['node-flags'].split(' ').filter(Boolean) : [];
+  const child: ChildProcess = spawn(process.execPath, [...prof, ...flags, join(root, 'scripts', 'launch.mjs'), 'server'], {
     cwd: root,
     env: { ...process.env, PORT: '0', MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR', ...LIMITS },
     stdio: ['ignore', 'pipe', 'inherit'],
