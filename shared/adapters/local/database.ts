@@ -275,7 +275,8 @@ export function openQueryCounts(db: Db): Db {
 
 /**
  * A read-write connection to an existing database file with `synchronous = NORMAL`, for writes that may be
- * lost on power loss (the classification thread's, whose lost work its jobs redo).
+ * lost on power loss: the classification thread's, whose lost work its jobs redo, and the merge thread's,
+ * whose lost merges the next one redoes (search-merge-thread.ts).
  */
 export function openRelaxedDatabase(file: string): Db {
   const relaxed = new Database(file, { fileMustExist: true });

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { BackgroundLoop, UNTIL_WOKEN } from './background-loop.js';
+import { openRelaxedDatabase } from './database.js';
 import { SearchMerge } from './search-merge.js';
 import { MERGE_BACKOFF, MergeScheduler, type MergePolicy } from './search-merge-policy.js';
 
@@ -23,9 +23,7 @@ const { file, policy, stepMs, stop } = workerData as MergeThreadData;
 // A connection of its own. Its commits need not wait for the disk (synchronous = NORMAL): the index is made
 // from the records, which commit with an fsync on the server's connection, and WAL recovery keeps a prefix of
 // the commits, so a power cut can only undo the last merges, which the next one redoes.
-const db = new Database(file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = NORMAL');
+const db = openRelaxedDatabase(file);
 
 const stopped = () => Atomics.load(stop, 0) === 1;
 // With nothing waiting it looks again every maxDelayMs, so that records another process wrote are merged too.
