@@ -213,6 +213,7 @@ export function openDatabase(file: string, { mustExist = false }: { mustExist?: 
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
   // The merge thread checkpoints after each merge, off the server's thread; this is the bound when it
   // does not (SQLite's default is 1 000 pages, which a merge's steps pass every few seconds).
   db.pragma('wal_autocheckpoint = 10000');
@@ -226,12 +227,25 @@ export function openDatabase(file: string, { mustExist = false }: { mustExist?: 
 }
 
 /**
+ * How much of the database file each connection reads through a memory map rather than `read` calls (SQLite's
+ * `mmap_size`; the build's ceiling is 2 GiB): a page then comes from the operating system's cache without a
+ * system call or a copy into the connection's own cache, which is 2 MB and each connection's own, so the
+ * server's connection and every search thread's share one copy of the pages they read. Writes still go
+ * through `write` calls. The file never shrinks (no VACUUM runs, and auto_vacuum is off), so no mapped page
+ * goes away under a reader (a truncated mapping would be a SIGBUS, not an error). Over HTTP at 100 000
+ * records, 0.91 of the time a search took unmapped, and 9 % less of the server's CPU (docs/benchmarks.md,
+ * "Where a request's time goes").
+ */
+export const MMAP_BYTES = 2 ** 31;
+
+/**
  * Opens an existing database file for reading only, as the search threads do (search-pool.ts): no
  * migrations, no WAL switch (the server's connection has made both), and the same `busy_timeout`.
  */
 export function openReadOnlyDatabase(file: string): Db {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
   return db;
 }
 
@@ -283,6 +297,7 @@ export function openRelaxedDatabase(file: string): Db {
   relaxed.pragma('busy_timeout = 5000');
   relaxed.pragma('synchronous = NORMAL');
   relaxed.pragma('foreign_keys = ON');
+  relaxed.pragma(`mmap_size = ${MMAP_BYTES}`);
   return relaxed;
 }
 
