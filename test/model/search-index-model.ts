@@ -11,7 +11,7 @@ import { SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
 import { mergeBacklogAtOpen, SearchMerge } from '../../shared/adapters/local/search-merge.js';
 import type { SearchMerger } from '../../shared/adapters/local/search-merger.js';
 import type { RecordType, StoredRecord } from '../../shared/domain/record.js';
-import type { ForgetOutcome, ForgetSelectors } from '../../shared/ports.js';
+import type { ForgetOutcome, ForgetSelectors, SearchIndex } from '../../shared/ports.js';
 import { checkAll } from './model-checks.js';
 import {
   AGENTS,
@@ -47,9 +47,10 @@ export type { ModelSystem } from './model-parts.js';
  * the AWS-shaped path's new texts, the merge stepped a few terms at a time, restarts, and crashes in the
  * middle of a merge's transaction, in whatever order fast-check draws them, against a model that is a
  * plain list of the live records. After every command:
- * - each live record is found by a search for the word unique to it (on the writer's connection and on a
- *   reader's, as a search thread has; only with include_superseded once superseded), by GET, and in the
- *   listing; no deleted one, nor an old text, by any of them;
+ * - each live record is found by a search for the word unique to it (on the writer's connection, there also
+ *   as the search pool runs it on the server's thread, and on a reader's, as a search thread has; only with
+ *   include_superseded once superseded), by GET, and in the listing; no deleted one, nor an old text, by
+ *   any of them;
  * - the index is exactly what the records make (test/support/index-invariants.ts): statistics, every
  *   term's postings with positions, block metas, merge marks;
  * - the top k of a few queries equals the brute-force oracle's, to the rank.
@@ -61,6 +62,21 @@ const BULK_WORD = 'ledger';
 const BULK = 140;
 const FUTURE = Date.UTC(2031, 0, 1);
 const MANUAL: SearchMerger = { wake: () => undefined, close: async () => undefined };
+
+/**
+ * The writer's engine as the search pool runs a search on the server's thread (`searchWithin`): the bound of
+ * its work and the search in one snapshot, the search reading the heads and metas the bound read. Every
+ * search the model makes is bounded (a word or two), so an unbounded one is a failure.
+ */
+function boundedSearch(index: SqliteSearchIndex): SearchIndex {
+  return {
+    search: async (tenantId, query) => {
+      const hits = index.searchWithin(tenantId, query, Number.MAX_SAFE_INTEGER);
+      if (!hits) throw new Error(`searchWithin found no bound for ${JSON.stringify(query)}`);
+      return hits;
+    },
+  };
+}
 
 /**
  * The embedded default on a file: the SQLite adapters, with a reader's connection beside them as a search
@@ -88,7 +104,11 @@ export function sqliteSystem(file: string, plant: (db: Db) => void = () => undef
       return adapters.records;
     },
     changeText: async (record) => expect(await documents.apply([{ kind: 'upsert', record }])).toEqual([null]),
-    searchers: () => [['writer', adapters.search], ['reader', reader.search]],
+    searchers: () => [
+      ['writer', adapters.search],
+      ['writer, bound and search in one snapshot', boundedSearch(adapters.search)],
+      ['reader', reader.search],
+    ],
     indexDb: () => adapters.db,
     settle: async () => undefined,
     restart: async () => {
