@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MMAP_BYTES, openDatabase, openReadOnlyDatabase, openRelaxedDatabase } from '../../shared/adapters/local/database.js';
-
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'memory-connections-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { removeDir, tempDir } from '../support/child-server.js';
 
 test("every connection to the database file reads it through a memory map: the server's, the search threads' and the merge's and classification's", () => {
+  const dir = tempDir('memory-connections-');
   const file = join(dir, 'memory.db');
   const server = openDatabase(file);
   const reader = openReadOnlyDatabase(file);
@@ -23,5 +17,6 @@ test("every connection to the database file reads it through a memory map: the s
     }
   } finally {
     for (const db of [server, reader, relaxed]) db.close();
+    removeDir(dir);
   }
 });
