@@ -457,6 +457,8 @@ if (!CHROMIUM) {
   test('forget by filter shows the dry-run count first, deletes nothing until confirmed, then forgets', async () => {
     for (let i = 0; i < 3; i++) await api.remember({ agent_id: 'scratch-bot', type: 'signal', title: `Scratch note ${i}`, body: 'Temporary.' });
     await page.getByRole('link', { name: 'Forget', exact: true }).click();
+    // The view before it has an Agent field too: fill the Forget view's, once it is shown.
+    await main().getByRole('heading', { name: 'Forget records' }).waitFor();
     await page.getByLabel('Agent').fill('scratch-bot');
     await page.getByRole('button', { name: 'Count matching records' }).click();
     await seeText(main().locator('.outcome .summary'), '3 records match (dry run: nothing deleted yet).');
@@ -577,6 +579,8 @@ if (!CHROMIUM) {
     await seeText(page.locator('#who'), 'this key may not read (it lacks the read scope)');
     await seeText(main().locator('.notice'), including('lacks the read scope'));
     await page.getByRole('link', { name: 'Forget', exact: true }).click();
+    // The view before it has an Agent field too: fill the Forget view's, once it is shown.
+    await main().getByRole('heading', { name: 'Forget records' }).waitFor();
     await page.getByLabel('Agent').fill('demo');
     await page.getByRole('button', { name: 'Count matching records' }).click();
     await seeText(page.getByRole('alert'), 
