@@ -1,6 +1,7 @@
 import { decodeBlock, positionStart, type Block, type ScoreColumns } from './block.js';
 import { MetaTable, metaOfBlock } from './metas.js';
 import { decodeScores, decodeSealed, fullColumns, scoreColumns, type FullColumns } from './sealed.js';
+import type { TermBlocks } from './block-cache.js';
 import type { PostingStorage } from './storage.js';
 import type { Tail } from './tail.js';
 
@@ -41,10 +42,13 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
   let df = head?.df ?? 0;
   for (const block of tailBlocks) df += block.count;
   const missing = () => new Error(`the index is missing a block of "${term}"`);
-  const scores = readAhead(sealed, missing, (i) => storage.block(tenant, term, metas.last[i]!), (i, to) => storage.blockRange(tenant, term, metas.last[i]!, metas.last[to]!));
+  const readScores = () => readAhead(sealed, missing, (i) => storage.block(tenant, term, metas.last[i]!), (i, to) => storage.blockRange(tenant, term, metas.last[i]!, metas.last[to]!));
+  const scores = keeping(() => storage.cachedBlocks(tenant, term, 'scores'), metas.last, readScores);
   // A phrase reads the scores and positions of the same blocks: each has its own run.
-  const fullScores = readAhead(sealed, missing, (i) => storage.block(tenant, term, metas.last[i]!), (i, to) => storage.blockRange(tenant, term, metas.last[i]!, metas.last[to]!));
-  const positions = readAhead(sealed, missing, (i) => storage.positions(tenant, term, metas.last[i]!), (i, to) => storage.positionRange(tenant, term, metas.last[i]!, metas.last[to]!));
+  const fullScores = keeping(() => storage.cachedBlocks(tenant, term, 'scores'), metas.last, readScores);
+  const positions = keeping(() => storage.cachedBlocks(tenant, term, 'positions'), metas.last, () =>
+    readAhead(sealed, missing, (i) => storage.positions(tenant, term, metas.last[i]!), (i, to) => storage.positionRange(tenant, term, metas.last[i]!, metas.last[to]!)),
+  );
   const loadFullMany = (indices: readonly number[]): ((into: FullColumns) => Block)[] => {
     const stored = indices.filter((i) => i < sealed);
     const read = storage.blocksAt(tenant, term, stored.map((i) => metas.last[i]!));
@@ -62,6 +66,23 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
     load: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeScores(scores(i), into)),
     loadFull: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeSealed({ scores: fullScores(i), positions: positions(i) }, into)),
     loadFullMany,
+  };
+}
+
+/**
+ * Reads sealed blocks by index through the storage's cache of them (block-cache.ts), when it keeps one: a
+ * block kept is not read, and a block read is kept. Both the cache and the reader are made on the first
+ * block asked for, so that a term whose blocks a search never reads (most of them, for a phrase's
+ * positions) costs neither.
+ */
+function keeping(cache: () => TermBlocks | null, lasts: Uint32Array, reader: () => (i: number) => Uint8Array): (i: number) => Uint8Array {
+  let read: ((i: number) => Uint8Array) | undefined;
+  let blocks: TermBlocks | null | undefined;
+  return (i) => {
+    if (blocks === undefined) blocks = cache();
+    if (blocks === null) return (read ??= reader())(i);
+    const last = lasts[i]!;
+    return blocks.get(last) ?? blocks.put(last, (read ??= reader())(i));
   };
 }
 

@@ -1,3 +1,4 @@
+import type { TermBlocks } from './block-cache.js';
 import type { CollectionStats } from './scoring.js';
 import type { SealedBlock } from './sealed.js';
 
@@ -48,12 +49,21 @@ export interface PostingStorage {
   blocksAt(tenant: string, term: string, lasts: readonly number[]): SealedBlock[];
   setBlock(tenant: string, term: string, last: number, block: SealedBlock | null): void;
   /**
+   * The term's sealed blocks kept between searches (block-cache.ts), their scores or their positions: a
+   * search looks for a block there before reading it, and keeps what it reads. Null when the storage keeps
+   * none, or none it can vouch for now (the SQLite adapter's, outside a search's snapshot).
+   */
+  cachedBlocks(tenant: string, term: string, part: BlockPart): TermBlocks | null;
+  /**
    * The merge mark of every tenant: each document up to it is in the index (or gone); the documents above
    * it are the tail, which a search takes from the documents themselves (tail.ts).
    */
   mergedUpTo(): number;
   setMergedUpTo(upTo: number): void;
 }
+
+/** The two halves of a sealed block (sealed.ts): what every search reads, and what a phrase reads besides. */
+export type BlockPart = 'scores' | 'positions';
 
 /** PostingStorage in memory: for tests, the oracle and the engine benchmark. */
 export class MemoryPostingStorage implements PostingStorage {
@@ -108,6 +118,10 @@ export class MemoryPostingStorage implements PostingStorage {
       if (!lasts) this.lasts.set(`${tenant}\0${term}`, (lasts = new Set()));
       lasts.add(last);
     }
+  }
+  /** Its blocks are in memory already. */
+  cachedBlocks(): null {
+    return null;
   }
   blockRange(tenant: string, term: string, from: number, to: number) {
     return this.lastsBetween(tenant, term, from, to).map((l) => this.block(tenant, term, l)!);
@@ -172,6 +186,9 @@ export class SnapshotReads implements PostingStorage {
   }
   blocksAt(tenant: string, term: string, lasts: readonly number[]) {
     return this.storage.blocksAt(tenant, term, lasts);
+  }
+  cachedBlocks(tenant: string, term: string, part: BlockPart) {
+    return this.storage.cachedBlocks(tenant, term, part);
   }
   mergedUpTo() {
     return (this.upTo ??= this.storage.mergedUpTo());

@@ -159,3 +159,9 @@ export function thenCheck<M extends object, R>(command: fc.AsyncCommand<M, R>, c
     toString: () => command.toString(),
   };
 }
+
+/**
+ * The word every record of a bulk import holds: more than a block of postings (128), so blocks seal and
+ * split, and a delete rewrites one that the searches have read (and a search connection keeps).
+ */
+export const BULK_WORD = 'ledger';

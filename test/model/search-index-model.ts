@@ -22,6 +22,7 @@ import {
   WRITE,
   forgetLocally,
   modelOf,
+  BULK_WORD,
   pickArb,
   picked,
   stored,
@@ -57,8 +58,6 @@ export type { ModelSystem } from './model-parts.js';
  * model-checks.ts has the checks.
  */
 
-/** The word every record of a bulk import holds: more than a block of postings (128), so blocks seal and split. */
-const BULK_WORD = 'ledger';
 const BULK = 140;
 const FUTURE = Date.UTC(2031, 0, 1);
 const MANUAL: SearchMerger = { wake: () => undefined, close: async () => undefined };

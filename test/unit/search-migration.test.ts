@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { MIGRATIONS } from '../../shared/adapters/local/database.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
 import { NEWEST_TABLE_SQL } from '../../shared/adapters/local/newest.js';
+import { BLOCK_GENERATION_SQL } from '../../shared/adapters/local/posting-storage.js';
 import type { InlineMerger } from '../../shared/adapters/local/search-merger.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { indexChanges } from '../../shared/adapters/local/index-changes.js';
@@ -89,6 +90,11 @@ test('a database of the engine before search_newest gets it, for every merged re
   const db = new Database(file);
   // Back to the schema before search_newest: without it, and with the listing indexes of then.
   db.exec(`
+    DROP TRIGGER search_blocks_updated;
+    DROP TRIGGER search_blocks_deleted;
+    DROP TRIGGER search_positions_updated;
+    DROP TRIGGER search_positions_deleted;
+    ALTER TABLE search_state DROP COLUMN block_gen;
     DROP TRIGGER records_seq_moves_to_new;
     DROP TRIGGER records_seq_move_counter;
     DROP INDEX records_superseded;
@@ -253,7 +259,8 @@ test('an index from before the analyzer read clitics and identifiers is rebuilt 
   const file = join(dir, 'memory.db');
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  const before = MIGRATIONS.length - 1;
+  // Up to the analyzer's migration, the one before the blocks' generation.
+  const before = MIGRATIONS.indexOf(BLOCK_GENERATION_SQL) - 1;
   for (const sql of MIGRATIONS.slice(0, before)) db.exec(sql);
   db.pragma(`user_version = ${before}`);
   const insert = db.prepare(`INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at)

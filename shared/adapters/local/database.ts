@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Db } from './db.js';
 import { NEWEST_TABLE_SQL } from './newest.js';
-import { POSTING_TABLES_SQL } from './posting-storage.js';
+import { BLOCK_GENERATION_SQL, POSTING_TABLES_SQL } from './posting-storage.js';
 import { SEQ_MOVE_TRIGGERS_SQL, SEQ_TRIGGERS_SQL } from './rows.js';
 
 export type { Db } from './db.js';
@@ -192,6 +192,9 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE search_tenants SET docs = 0, title_words = 0, body_words = 0;
   UPDATE search_state SET merged_upto = 0, tail_gen = tail_gen + 1;
   `,
+  // The search connections keep the blocks they read between searches (block-cache.ts); a count of the
+  // changes to stored blocks tells them when what they keep is stale (posting-storage.ts).
+  BLOCK_GENERATION_SQL,
 ];
 
 /**

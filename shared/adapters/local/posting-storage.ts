@@ -1,7 +1,8 @@
 import type { Statement } from 'better-sqlite3';
+import { BlockCache } from '../../search/block-cache.js';
 import type { CollectionStats } from '../../search/scoring.js';
 import type { SealedBlock } from '../../search/sealed.js';
-import type { PostingStorage, TermHead } from '../../search/storage.js';
+import type { BlockPart, PostingStorage, TermHead } from '../../search/storage.js';
 import type { Db } from './db.js';
 
 /** better-sqlite3 binds Buffers; a view of the same bytes, no copy. */
@@ -16,8 +17,18 @@ const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
 export class SqlitePostingStorage implements PostingStorage {
   private readonly keys = new Map<string, number>();
   private readonly s: Record<string, Statement>;
+  private readonly cache: BlockCache | null;
+  /** The `search_state.block_gen` the cache's blocks were read under; -1 before any. */
+  private cacheGen = -1;
+  /** Whether the current snapshot has vouched for the cache (useCache); only then does cachedBlocks hand it out. */
+  private cacheVouched = false;
 
-  constructor(db: Db) {
+  /**
+   * `cacheBytes`: the budget of a cache of sealed blocks kept between searches (block-cache.ts); 0 keeps
+   * none, as the merge's connection and the writes' do, which read a block at most once.
+   */
+  constructor(db: Db, { cacheBytes = 0 }: { cacheBytes?: number } = {}) {
+    this.cache = cacheBytes > 0 ? new BlockCache(cacheBytes) : null;
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       key: p('SELECT key FROM search_tenants WHERE tenant = ?').pluck(),
@@ -133,6 +144,39 @@ export class SqlitePostingStorage implements PostingStorage {
     this.s.putPositions!.run(key, term, last, buffer(block.positions));
   }
 
+  /**
+   * Vouches for the cache in the current read transaction, which read `search_state.block_gen` as `gen`:
+   * what the cache holds was read under an earlier generation, and when a stored block has been rewritten
+   * or deleted since (triggers on the blocks' tables move it: database.ts), it is all dropped. A block that
+   * was only added needs no signal: a search asks for the blocks its snapshot's metas list, and one it
+   * kept earlier on this connection, still there, is unchanged. Until `endSnapshot`, cachedBlocks hands
+   * the cache out.
+   */
+  useCache(gen: number): void {
+    if (this.cache === null) return;
+    if (gen !== this.cacheGen) {
+      this.cache.clear();
+      this.cacheGen = gen;
+    }
+    this.cacheVouched = true;
+  }
+
+  /** The read transaction is over: until the next one vouches for it, the cache is not used. */
+  endSnapshot(): void {
+    this.cacheVouched = false;
+  }
+
+  cachedBlocks(tenant: string, term: string, part: BlockPart) {
+    if (!this.cacheVouched || this.cache === null) return null;
+    const key = this.key(tenant);
+    return key === undefined ? null : this.cache.of(`${part}\0${key}\0${term}`);
+  }
+
+  /** The bytes the cache of blocks holds (0 without one). */
+  get cachedBytes(): number {
+    return this.cache?.bytes ?? 0;
+  }
+
   mergedUpTo(): number {
     return this.s.mergedUpTo!.get() as number;
   }
@@ -191,10 +235,26 @@ export const POSTING_TABLES_SQL = `
   ) STRICT;
   -- One row. merged_upto: the merge mark (search-merge.ts); tail_gen: counts the changes to records above it
   -- other than new ones (a delete, a new text), so that a search thread's tail cache knows to rebuild.
+  -- (Migrations add last_seq, and block_gen: BLOCK_GENERATION_SQL.)
   CREATE TABLE search_state (
     one INTEGER PRIMARY KEY CHECK (one = 1),
     merged_upto INTEGER NOT NULL,
     tail_gen INTEGER NOT NULL
   ) STRICT;
   INSERT INTO search_state (one, merged_upto, tail_gen) VALUES (1, 0, 0);
+`;
+
+/**
+ * `search_state.block_gen` counts the changes to stored blocks other than new ones (a block rewritten or
+ * deleted: a record's postings taken out, a block split, a tenant erased, the index rebuilt), moved by
+ * triggers in the same transaction whatever makes the change, so that a connection's cache of blocks
+ * (SqlitePostingStorage.useCache) knows to drop what it holds. A block's scores and positions change
+ * together, so the positions' own triggers only matter to a change made to them alone.
+ */
+export const BLOCK_GENERATION_SQL = `
+  ALTER TABLE search_state ADD COLUMN block_gen INTEGER NOT NULL DEFAULT 0;
+  CREATE TRIGGER search_blocks_updated AFTER UPDATE ON search_blocks BEGIN UPDATE search_state SET block_gen = block_gen + 1; END;
+  CREATE TRIGGER search_blocks_deleted AFTER DELETE ON search_blocks BEGIN UPDATE search_state SET block_gen = block_gen + 1; END;
+  CREATE TRIGGER search_positions_updated AFTER UPDATE ON search_positions BEGIN UPDATE search_state SET block_gen = block_gen + 1; END;
+  CREATE TRIGGER search_positions_deleted AFTER DELETE ON search_positions BEGIN UPDATE search_state SET block_gen = block_gen + 1; END;
 `;

@@ -42,6 +42,14 @@ function newestWork(query: SearchQuery): number {
 }
 
 /**
+ * The most a search connection keeps of the sealed blocks it has read, between searches (block-cache.ts,
+ * posting-storage.ts): enough for the blocks of the commonest words of a tenant of half a million records
+ * (some 20 words of 1 000 to 2 600 blocks, about 25 MB), which every search of them reads whole. The
+ * server has one search connection on its own thread and one on each search thread, each with its own.
+ */
+export const BLOCK_CACHE_BYTES = 64 * 2 ** 20;
+
+/**
  * Search on the engine's index (shared/search) and its tail, the records above the merge mark
  * (search-merge.ts), so a record is found as soon as its write has returned; the records without `q` come
  * from the records table. Each search runs in one read transaction: the index, the merge mark, the tail and
@@ -62,26 +70,36 @@ export class SqliteSearchIndex implements SearchIndex {
   /**
    * `excludedMax`: the most superseded records of a tenant a search leaves out by a list read before it
    * (FILTER_EXCLUDED_MAX); with more, the filter checks them one candidate at a time. Tests set it low to
-   * check that way on a few records.
+   * check that way on a few records. `blockCacheBytes`: the budget of the blocks kept between searches
+   * (BLOCK_CACHE_BYTES; 0 keeps none).
    */
   constructor(
     private readonly db: Db,
-    { excludedMax = FILTER_EXCLUDED_MAX }: { excludedMax?: number } = {},
+    { excludedMax = FILTER_EXCLUDED_MAX, blockCacheBytes = BLOCK_CACHE_BYTES }: { excludedMax?: number; blockCacheBytes?: number } = {},
   ) {
     this.excludedMax = excludedMax;
-    this.postings = new SqlitePostingStorage(db);
+    this.postings = new SqlitePostingStorage(db, { cacheBytes: blockCacheBytes });
     this.tails = new TailCache(db);
     // With whether the tenant has superseded records at all: one probe of their partial index, in the statement
     // every search runs anyway, so that a tenant without any (the usual case) pays no statement for them.
     this.state = db.prepare(
-      'SELECT merged_upto AS upTo, tail_gen AS gen, EXISTS (SELECT 1 FROM records INDEXED BY records_superseded WHERE tenant_id = ? AND superseded_by IS NOT NULL) AS superseded FROM search_state',
+      'SELECT merged_upto AS upTo, tail_gen AS gen, block_gen AS blockGen, EXISTS (SELECT 1 FROM records INDEXED BY records_superseded WHERE tenant_id = ? AND superseded_by IS NOT NULL) AS superseded FROM search_state',
     );
-    this.inSnapshot = db.transaction((run: () => unknown) => run()) as <T>(run: () => T) => T;
+    const transaction = db.transaction((run: () => unknown) => run()) as <T>(run: () => T) => T;
+    // The cache of blocks is vouched for by the snapshot that reads the blocks' generation (tailOf), and by no other.
+    this.inSnapshot = (run) => {
+      try {
+        return transaction(run);
+      } finally {
+        this.postings.endSnapshot();
+      }
+    };
   }
 
   /** The tenant's tail, the merge mark and whether it has superseded records, as of the current transaction (one statement). */
   private tailOf(tenantId: string): TenantState {
-    const { upTo, gen, superseded } = this.state.get(tenantId) as { upTo: number; gen: number; superseded: 0 | 1 };
+    const { upTo, gen, blockGen, superseded } = this.state.get(tenantId) as { upTo: number; gen: number; blockGen: number; superseded: 0 | 1 };
+    this.postings.useCache(blockGen);
     return { tail: this.tails.tailOf(tenantId, upTo, gen), upTo, superseded: superseded === 1 };
   }
 

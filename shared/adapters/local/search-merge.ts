@@ -46,8 +46,12 @@ import type { PostingStorage } from '../../search/storage.js';
  *    is never given again (1). (The AWS-shaped mode's stream changes a text in place instead, by 2 and 5:
  *    document-index.ts.) The index holds text only: other fields, `superseded_by` among them, change in the
  *    row alone, and a search reads them from there.
+ * 8. `block_gen` moves whenever a stored block (search_blocks, search_positions) is rewritten or deleted,
+ *    in the same transaction (triggers: posting-storage.ts), so that a search connection's cache of blocks
+ *    drops what it keeps. New blocks need no signal: a search reads only the blocks its snapshot lists.
  * test/support/index-invariants.ts checks 1, 2 and 4 against the records; the model-based test
- * (test/model/) checks them after every step of every interleaving it draws.
+ * (test/model/) checks them after every step of every interleaving it draws, and 8 by the searches of a
+ * reader's connection, which keeps blocks between them.
  */
 export class SearchMerge {
   private readonly s: Record<'upTo' | 'gen' | 'pending' | 'batch' | 'between' | 'newest', Statement>;
