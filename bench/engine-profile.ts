@@ -18,6 +18,9 @@
  *   --tenant T     another tenant (default northwind-support)
  *   --counts       for each search (of --kind, or of every kind), how many blocks each clause decoded of
  *                  how many it has, and the rows and statements it read from SQLite: what block-max skips
+ *   --cache-mb N   what the search connection keeps of the index's blocks between searches, in MiB
+ *                  (MEMORY_SEARCH_CACHE_MB; 64 unless given; 0 keeps none), and --base-cache-mb N the --ab
+ *                  checkout's (the same unless given): a budget against another in one A/B
  *   --cpu          time each search by the process's CPU time (process.cpuUsage) rather than the clock:
  *                  on a shared machine a search's wall time includes the waits for a core, its CPU time
  *                  much less so, which is what an A/B on a busy machine wants
@@ -55,6 +58,8 @@ const { values } = parseArgs({
     tenant: { type: 'string', default: 'northwind-support' },
     cpu: { type: 'boolean', default: false },
     counts: { type: 'boolean', default: false },
+    'cache-mb': { type: 'string' },
+    'base-cache-mb': { type: 'string' },
   },
 });
 const corpusOptions: CorpusOptions = { records: Number(values.records), seed: DEFAULT_SEED };
@@ -87,8 +92,10 @@ const tenantId = meta.tenants[values.tenant!]!;
 
 type Searcher = (q: BenchQuery) => string;
 const adapters = openSqliteAdapters(file, { mustExist: true, merger: () => ({ wake: () => undefined, close: async () => undefined }) });
-const searcherOf = (Index: typeof SqliteSearchIndex): Searcher => {
-  const index = new Index(adapters.db);
+const mebibytes = (value: string | undefined) => (value === undefined ? undefined : Number(value) * 2 ** 20);
+const cacheBytes = mebibytes(values['cache-mb']);
+const searcherOf = (Index: typeof SqliteSearchIndex, blockCacheBytes = cacheBytes): Searcher => {
+  const index = new Index(adapters.db, { blockCacheBytes });
   return ({ query }) =>
     index
       .searchRows(tenantId, engineQuery(query))
@@ -133,7 +140,7 @@ if (values.counts) {
 } else if (values.ab !== undefined) {
   const root = resolve(values.ab);
   const base = (await import(pathToFileURL(join(root, 'shared/adapters/local/search-index.ts')).href)) as { SqliteSearchIndex: typeof SqliteSearchIndex };
-  const other = searcherOf(base.SqliteSearchIndex);
+  const other = searcherOf(base.SqliteSearchIndex, mebibytes(values['base-cache-mb']) ?? cacheBytes);
   // Exactness first: the same hits, in the same order with the same ranks, for every search.
   let differ = 0;
   for (const q of focus) {

@@ -22,6 +22,7 @@ export function openSqliteBackend(config: LocalConfig, logger: Logger): Backend 
   const sqlite = openSqliteAdapters(config.databaseFile, {
     progress: (line) => logger.info(line),
     merger: () => new ThreadMerger(config.databaseFile, (event) => logMerge(logger, event)),
+    blockCacheBytes: config.searchCacheBytes,
   });
   const search = searchOn(sqlite, config.databaseFile, config);
   const merge = new SearchMerge(sqlite.db);
@@ -61,13 +62,14 @@ function logMerge(logger: Logger, event: MergeThreadEvent): void {
 export function searchOn(
   sqlite: SqliteAdapters,
   file: string,
-  config: Pick<LocalConfig, 'searchThreads' | 'searchTimeoutMs' | 'searchQueue'>,
+  config: Pick<LocalConfig, 'searchThreads' | 'searchTimeoutMs' | 'searchQueue' | 'searchCacheBytes'>,
 ): SearchIndex & { close(): Promise<void> } {
   if (config.searchThreads > 0) {
     return new SqliteSearchPool(file, {
       threads: config.searchThreads,
       timeoutMs: config.searchTimeoutMs,
       maxWaiting: config.searchQueue,
+      blockCacheBytes: config.searchCacheBytes,
       inline: sqlite.search,
     });
   }

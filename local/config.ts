@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseEnv } from '../shared/env.js';
 import { loadAwsConfig, type AwsConfig } from '../shared/adapters/aws/config.js';
 import { LIMITS } from '../shared/domain/record.js';
+import { BLOCK_CACHE_BYTES } from '../shared/adapters/local/search-index.js';
 import type { Limits } from '../shared/domain/tenant.js';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -30,6 +31,7 @@ const configSchema = z.object({
   // Below the 30 s the local Lambda context grants, so a search always fails on its own terms first.
   MEMORY_SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(25_000).default(LIMITS.searchTimeoutMs),
   MEMORY_SEARCH_QUEUE: z.coerce.number().int().min(0).max(100_000).default(256),
+  MEMORY_SEARCH_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(BLOCK_CACHE_BYTES / 2 ** 20),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL', 'TRACE']).default('INFO'),
 });
 
@@ -58,6 +60,8 @@ export interface LocalConfig {
   searchTimeoutMs: number;
   /** Searches that may wait for a search thread; one more answers 503 overloaded. */
   searchQueue: number;
+  /** What each search connection keeps of the index's blocks between searches, in bytes (0: nothing). */
+  searchCacheBytes: number;
   logLevel: z.output<typeof configSchema>['LOG_LEVEL'];
 }
 
@@ -88,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
     searchThreads: c.MEMORY_SEARCH_THREADS,
     searchTimeoutMs: c.MEMORY_SEARCH_TIMEOUT_MS,
     searchQueue: c.MEMORY_SEARCH_QUEUE,
+    searchCacheBytes: c.MEMORY_SEARCH_CACHE_MB * 2 ** 20,
     logLevel: c.LOG_LEVEL,
   };
 }

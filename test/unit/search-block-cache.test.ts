@@ -8,6 +8,8 @@ import type { SearchMerger } from '../../shared/adapters/local/search-merger.js'
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
 import { BlockCache } from '../../shared/search/block-cache.js';
+import { loadConfig } from '../../local/config.js';
+import { BLOCK_CACHE_BYTES } from '../../shared/adapters/local/search-index.js';
 import { removeDir, tempDir } from '../support/child-server.js';
 
 /**
@@ -126,4 +128,12 @@ describe('on SQLite', () => {
       adapters.close();
     }
   });
+});
+
+test('MEMORY_SEARCH_CACHE_MB sets the budget of each search connection, in MiB: 64 unless set, 0 for none, never below 0', () => {
+  expect(loadConfig({}).searchCacheBytes).toBe(BLOCK_CACHE_BYTES);
+  expect(BLOCK_CACHE_BYTES).toBe(64 * 2 ** 20);
+  expect(loadConfig({ MEMORY_SEARCH_CACHE_MB: '256' }).searchCacheBytes).toBe(256 * 2 ** 20);
+  expect(loadConfig({ MEMORY_SEARCH_CACHE_MB: '0' }).searchCacheBytes).toBe(0);
+  expect(() => loadConfig({ MEMORY_SEARCH_CACHE_MB: '-1' })).toThrow('MEMORY_SEARCH_CACHE_MB');
 });

@@ -36,6 +36,8 @@ export interface SqliteAdaptersOptions {
   progress?: (line: string) => void;
   /** The merger, given the open database; by default one that merges on this thread (InlineMerger). */
   merger?: (db: Db) => SearchMerger;
+  /** What the search connection keeps of the index's blocks between searches (BLOCK_CACHE_BYTES unless given). */
+  blockCacheBytes?: number;
 }
 
 /** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
@@ -48,7 +50,7 @@ export function openSqliteAdapters(file: string, options: SqliteAdaptersOptions 
     db,
     merger,
     records: new SqliteRecordStore(db, Date.now, merger),
-    search: new SqliteSearchIndex(db),
+    search: new SqliteSearchIndex(db, { blockCacheBytes: options.blockCacheBytes }),
     keys: new SqliteKeyStore(db),
     usage,
     jobs: new SqliteJobQueue(db),

@@ -4,7 +4,7 @@ import { AppError } from '../../domain/errors.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
 import { toSearchHit } from './rows.js';
-import type { SearchReply, SearchRequest } from './search-worker.js';
+import type { SearchReply, SearchRequest, SearchWorkerData } from './search-worker.js';
 import { threadEntry } from './thread-entry.js';
 
 /** The message of what a thread threw: an Error from another realm (as under Jest) is no `instanceof Error`. */
@@ -27,6 +27,8 @@ export interface SearchPoolOptions {
   maxRunningPerTenant?: number;
   /** Searches of one tenant that may wait: half the queue unless given (at least one), so that one tenant cannot fill it. */
   maxWaitingPerTenant?: number;
+  /** What each thread's connection keeps of the index's blocks between searches (BLOCK_CACHE_BYTES unless given). */
+  blockCacheBytes?: number;
   /** The threads' module: the SQLite search worker unless given (the tests give one that stalls on demand). */
   entry?: URL;
   /**
@@ -183,7 +185,7 @@ export class SqliteSearchPool implements SearchIndex {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(this.options.entry ?? threadEntry(import.meta.url, 'search-worker'), { workerData: { file: this.file } });
+    const worker = new Worker(this.options.entry ?? threadEntry(import.meta.url, 'search-worker'), { workerData: { file: this.file, blockCacheBytes: this.options.blockCacheBytes } satisfies SearchWorkerData });
     const thread: Thread = { worker, task: null, watchdog: null };
     worker.on('message', (reply: SearchReply) => {
       const task = thread.task;

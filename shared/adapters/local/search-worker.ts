@@ -12,13 +12,20 @@ export interface SearchRequest {
 }
 
 /** The answer to one SearchRequest: flat rows (never a caller's nested value), or why it failed. */
+/** What a search thread is started with. */
+export interface SearchWorkerData {
+  file: string;
+  blockCacheBytes: number | undefined;
+}
+
 export type SearchReply = { id: number; rows: SearchRow[] } | { id: number; error: string };
 
 if (!parentPort) throw new Error('search-worker.ts runs as a worker thread of SqliteSearchPool');
 const port = parentPort;
 // A reader of its own: WAL lets it read while the server's connection writes, and each statement sees
 // every transaction committed before it began, so a search still finds any write that has returned.
-const index = new SqliteSearchIndex(open((workerData as { file: string }).file));
+const data = workerData as SearchWorkerData;
+const index = new SqliteSearchIndex(open(data.file), { blockCacheBytes: data.blockCacheBytes });
 
 function open(file: string): Db {
   try {
