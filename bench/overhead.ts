@@ -73,6 +73,9 @@ interface Running {
 }
 
 /** The local server of checkout `root` on `dataDir`, started as `npm start` starts it; resolves once it listens. */
+/** Every server started, so that a run that fails part-way (a base that cannot open the corpus) stops them all. */
+const started: Running[] = [];
+
 async function startServer(root: string, dataDir: string, label: string): Promise<Running> {
   const prof = profileDir && label !== 'load' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : [];
   const flags = label !== 'load' && values['node-flags'] ? values['node-flags'].split(' ').filter(Boolean) : [];
@@ -82,15 +85,13 @@ async function startServer(root: string, dataDir: string, label: string): Promis
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const url = await readStartup(child, listeningUrl);
-  return {
-    url,
-    pid: child.pid!,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
   };
+  started.push({ url: '', pid: child.pid!, stop });
+  const url = await readStartup(child, listeningUrl);
+  return { url, pid: child.pid!, stop };
 }
 
 async function createTenant(dataDir: string, name: string): Promise<BenchTenant> {
@@ -237,5 +238,6 @@ try {
     );
   }
 } finally {
+  await Promise.all(started.map((server) => server.stop()));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }

@@ -43,9 +43,11 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
   for (const block of tailBlocks) df += block.count;
   const missing = () => new Error(`the index is missing a block of "${term}"`);
   const readScores = () => readAhead(sealed, missing, (i) => storage.block(tenant, term, metas.last[i]!), (i, to) => storage.blockRange(tenant, term, metas.last[i]!, metas.last[to]!));
-  const scores = keeping(() => storage.cachedBlocks(tenant, term, 'scores'), metas.last, readScores);
+  // The term's kept scores, asked for once a search (each ask counts for what the cache keeps).
+  const keptScores = once(() => storage.cachedBlocks(tenant, term, 'scores'));
+  const scores = keeping(keptScores, metas.last, readScores);
   // A phrase reads the scores and positions of the same blocks: each has its own run.
-  const fullScores = keeping(() => storage.cachedBlocks(tenant, term, 'scores'), metas.last, readScores);
+  const fullScores = keeping(keptScores, metas.last, readScores);
   const positions = keeping(() => storage.cachedBlocks(tenant, term, 'positions'), metas.last, () =>
     readAhead(sealed, missing, (i) => storage.positions(tenant, term, metas.last[i]!), (i, to) => storage.positionRange(tenant, term, metas.last[i]!, metas.last[to]!)),
   );
@@ -66,6 +68,19 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
     load: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeScores(scores(i), into)),
     loadFull: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeSealed({ scores: fullScores(i), positions: positions(i) }, into)),
     loadFullMany,
+  };
+}
+
+/** `make()` on the first call, its result after. */
+function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
   };
 }
 
