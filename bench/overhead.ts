@@ -73,8 +73,8 @@ interface Running {
 }
 
 /** The local server of checkout `root` on `dataDir`, started as `npm start` starts it; resolves once it listens. */
-/** Every server started, so that a run that fails part-way (a base that cannot open the corpus) stops them all. */
-const started: Running[] = [];
+/** How to stop every server started, so that a run that fails part-way (a base that cannot open the corpus) stops them all. */
+const stops: (() => Promise<void>)[] = [];
 
 async function startServer(root: string, dataDir: string, label: string): Promise<Running> {
   const prof = profileDir && label !== 'load' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : [];
@@ -89,7 +89,7 @@ async function startServer(root: string, dataDir: string, label: string): Promis
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
-  started.push({ url: '', pid: child.pid!, stop });
+  stops.push(stop);
   const url = await readStartup(child, listeningUrl);
   return { url, pid: child.pid!, stop };
 }
@@ -238,6 +238,6 @@ try {
     );
   }
 } finally {
-  await Promise.all(started.map((server) => server.stop()));
+  await Promise.all(stops.map((stop) => stop()));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }

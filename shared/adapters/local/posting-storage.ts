@@ -172,11 +172,6 @@ export class SqlitePostingStorage implements PostingStorage {
     return key === undefined ? null : this.cache.of(`${part}\0${key}\0${term}`);
   }
 
-  /** The bytes the cache of blocks holds (0 without one). */
-  get cachedBytes(): number {
-    return this.cache?.bytes ?? 0;
-  }
-
   mergedUpTo(): number {
     return this.s.mergedUpTo!.get() as number;
   }
