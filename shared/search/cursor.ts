@@ -1,7 +1,7 @@
 import type { MetaTable } from './metas.js';
 import type { ScoreColumns } from './block.js';
 import { clauseScore, type ClauseWeight } from './scoring.js';
-import { scoreColumns } from './sealed.js';
+import { scoreColumns, SealedDocs } from './sealed.js';
 
 /**
  * One clause's postings as the searcher walks them: block by block in document order, each block with an
@@ -28,6 +28,8 @@ export class ClauseCursor {
     private readonly load: (i: number, into: ScoreColumns) => ScoreColumns,
     /** How many postings the clause has (a phrase: at most its rarest term's). */
     readonly postings = 0,
+    /** Block `i`'s documents alone, when it is a sealed block of a term (postings.ts `loadDocs`); none for a phrase. */
+    private readonly loadDocs: (i: number, into: SealedDocs) => SealedDocs | null = () => null,
   ) {
     this.bounds = metas.bounds(weight);
     let max = 0;
@@ -69,29 +71,57 @@ export class ClauseCursor {
     if (this.loaded !== i) {
       this.columns = this.load(i, this.scratch);
       this.loaded = i;
+      this.docsOf = -1;
       this.at = 0;
     }
     return this.columns!;
   }
 
   /**
-   * Where scoreOf looks from in the block loaded: the documents it asks come in increasing order, so it
+   * Where scoreOf looks from in the block it looks in: the documents it asks come in increasing order, so it
    * walks forward from the last one, at most once over a block, where a binary search per document cost
    * about seven steps each (candidates of common words are a few postings apart).
    */
   private at = 0;
+  /** The block scoreOf reads its documents alone from (`loadDocs`), and which one it is (-1: none). */
+  private readonly docsOnly = new SealedDocs();
+  private docsOf = -1;
 
-  /** The clause's score in `doc`, at or after every document asked before; 0 when the clause is not in it. */
+  /**
+   * The clause's score in `doc`, at or after every document asked before; 0 when the clause is not in it.
+   * A sealed block not already decoded whole has its documents decoded alone, and the one posting's counts
+   * and lengths read (a clause that is not essential is asked about some of its blocks' documents).
+   */
   scoreOf(doc: number): number {
     this.seek(doc);
-    if (this.index >= this.metas.length || this.metas.first[this.index]! > doc) return 0;
-    const b = this.block(this.index);
-    const docs = b.docs;
+    const index = this.index;
+    if (index >= this.metas.length || this.metas.first[index]! > doc) return 0;
+    if (this.loaded !== index) {
+      if (this.docsOf !== index) {
+        const sealed = this.loadDocs(index, this.docsOnly);
+        if (sealed === null) return this.scoreIn(this.block(index), doc);
+        this.docsOf = index;
+        this.at = 0;
+      }
+      const d = this.docsOnly;
+      const i = this.walkTo(d.docs, d.count, doc);
+      return i === d.count || d.docs[i] !== doc ? 0 : clauseScore(this.weight, d.tfT(i), d.tfB(i), d.lenT(i), d.lenB(i));
+    }
+    return this.scoreIn(this.columns!, doc);
+  }
+
+  private scoreIn(b: ScoreColumns, doc: number): number {
+    const i = this.walkTo(b.docs, b.count, doc);
+    return i === b.count || b.docs[i] !== doc ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
+  }
+
+  /** The first of the `count` documents at or after `doc`, walking forward from the last one asked. */
+  private walkTo(docs: Uint32Array, count: number, doc: number): number {
     // From the start again should a document come before the last one (no search asks so; it stays right).
     let i = this.at > 0 && docs[this.at - 1]! >= doc ? 0 : this.at;
-    while (i < b.count && docs[i]! < doc) i++;
+    while (i < count && docs[i]! < doc) i++;
     this.at = i;
-    return i === b.count || docs[i] !== doc ? 0 : clauseScore(this.weight, b.tfT[i]!, b.tfB[i]!, b.lenT[i]!, b.lenB[i]!);
+    return i;
   }
 
   /** The clause's score in the i-th document of block `b`. */

@@ -1,6 +1,6 @@
 import { decodeBlock, positionStart, type Block, type ScoreColumns } from './block.js';
 import { MetaTable, metaOfBlock } from './metas.js';
-import { decodeScores, decodeSealed, fullColumns, scoreColumns, type FullColumns } from './sealed.js';
+import { decodeScores, decodeSealed, fullColumns, scoreColumns, type FullColumns, type SealedDocs } from './sealed.js';
 import type { TermBlocks } from './block-cache.js';
 import type { PostingStorage } from './storage.js';
 import type { Tail } from './tail.js';
@@ -17,6 +17,11 @@ export interface TermPostings {
   metas: MetaTable;
   /** Block `i`'s scoring columns: a sealed block decoded into `into`, the others as they are kept. */
   load(i: number, into: ScoreColumns): ScoreColumns;
+  /**
+   * Block `i`'s documents only, into `into`, when it is a sealed block (its counts and lengths then read one
+   * posting at a time); null for the others, which are kept decoded (load them).
+   */
+  loadDocs(i: number, into: SealedDocs): SealedDocs | null;
   /** Block `i` whole, positions included (what a phrase reads): a sealed block decoded into `into`. */
   loadFull(i: number, into: FullColumns): Block;
   /**
@@ -66,6 +71,7 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
     df,
     metas,
     load: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeScores(scores(i), into)),
+    loadDocs: (i, into) => (i >= sealed ? null : into.decode(scores(i))),
     loadFull: (i, into) => (i >= sealed ? loaded[i - sealed]! : decodeSealed({ scores: fullScores(i), positions: positions(i) }, into)),
     loadFullMany,
   };

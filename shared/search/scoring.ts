@@ -36,12 +36,18 @@ export interface ClauseWeight {
   b: number;
   titleWeight: number;
   avgLength: number;
+  /** idf · (k1 + 1), k1 · (1 − b) and k1 · b / avgdl: the score without its division (`surelyBelow`). */
+  top: number;
+  norm: number;
+  perWord: number;
 }
 
 /** The weight of a clause with this IDF in this collection. */
 export function clauseWeight(params: Bm25Params, stats: CollectionStats, clauseIdf: number): ClauseWeight {
   const avgLength = stats.docs === 0 ? 1 : (params.titleWeight * stats.titleWords + stats.bodyWords) / stats.docs;
-  return { idf: clauseIdf, k1: params.k1, b: params.b, titleWeight: params.titleWeight, avgLength: Math.max(avgLength, 1e-9) };
+  const { k1, b, titleWeight } = params;
+  const avg = Math.max(avgLength, 1e-9);
+  return { idf: clauseIdf, k1, b, titleWeight, avgLength: avg, top: clauseIdf * (k1 + 1), norm: k1 * (1 - b), perWord: (k1 * b) / avg };
 }
 
 /**
@@ -54,4 +60,15 @@ export function clauseScore(w: ClauseWeight, tfT: number, tfB: number, lenT: num
   if (tf === 0) return 0;
   const dl = w.titleWeight * lenT + lenB;
   return (w.idf * tf * (w.k1 + 1)) / (tf + w.k1 * (1 - w.b + (w.b * dl) / w.avgLength));
+}
+
+/**
+ * Whether clauseScore(w, tfT, tfB, lenT, lenB) is below `floor`, without its division: score < floor exactly
+ * when idf · (k1 + 1) · tf < floor · (tf + k1 · (1 − b + b · dl / avgdl)), the denominator being positive.
+ * The two sides round apart from clauseScore by some 1e-16 of their size, so it may answer either way for
+ * a score within that of `floor`: a caller that prunes by it gives a floor lower than its threshold by more.
+ */
+export function surelyBelow(w: ClauseWeight, tfT: number, tfB: number, lenT: number, lenB: number, floor: number): boolean {
+  const tf = w.titleWeight * tfT + tfB;
+  return w.top * tf < floor * (tf + w.norm + w.perWord * (w.titleWeight * lenT + lenB));
 }

@@ -106,28 +106,84 @@ export function decodeScores(scores: Uint8Array, into: ScoreColumns = scoreColum
   const count = sealedCount(scores);
   if (into.docs.length < count) Object.assign(into, scoreColumns(count));
   const codes = scores[0]!;
-  const gapW = WIDTH[codes & 3]!;
   const tfW = WIDTH[(codes >> 2) & 3]!;
-  const lenTW = WIDTH[(codes >> 4) & 3]!;
-  const lenBW = WIDTH[(codes >> 6) & 3]!;
   into.count = count;
-  const docs = into.docs;
+  let at = decodeDocs(scores, count, into.docs);
+  at = readColumn(scores, at, count, tfW, into.tfT);
+  at = readColumn(scores, at, count, tfW, into.tfB);
+  at = readColumn(scores, at, count, WIDTH[(codes >> 4) & 3]!, into.lenT);
+  readColumn(scores, at, count, WIDTH[(codes >> 6) & 3]!, into.lenB);
+  return into;
+}
+
+/** Decodes the `count` documents of a sealed block's scores into `docs`; returns where its counts start. */
+function decodeDocs(scores: Uint8Array, count: number, docs: Uint32Array): number {
+  const gapW = WIDTH[scores[0]! & 3]!;
   let doc = (scores[3]! | (scores[4]! << 8) | (scores[5]! << 16) | (scores[6]! << 24)) >>> 0;
   docs[0] = doc;
   let at = 7;
   if (gapW === 1) for (let i = 1; i < count; i++) docs[i] = doc += scores[at++]!;
   else if (gapW === 2) for (let i = 1; i < count; i++, at += 2) docs[i] = doc += scores[at]! | (scores[at + 1]! << 8);
   else for (let i = 1; i < count; i++, at += 4) docs[i] = doc += (scores[at]! | (scores[at + 1]! << 8) | (scores[at + 2]! << 16) | (scores[at + 3]! << 24)) >>> 0;
-  at = readColumn(scores, at, count, tfW, into.tfT);
-  at = readColumn(scores, at, count, tfW, into.tfB);
-  at = readColumn(scores, at, count, lenTW, into.lenT);
-  readColumn(scores, at, count, lenBW, into.lenB);
-  return into;
+  return at;
+}
+
+/**
+ * A sealed block's documents, decoded, and its counts and lengths left in its bytes, read one posting at a
+ * time: what looking a few documents up in a block needs (a clause that is not essential is asked about
+ * some of its blocks' documents), at about a fifth of decoding the block whole.
+ */
+export class SealedDocs {
+  count = 0;
+  docs = new Uint32Array(256);
+  private bytes: Uint8Array = new Uint8Array(0);
+  private tfAt = 0;
+  private tfWide = false;
+  private lenTAt = 0;
+  private lenTWide = false;
+  private lenBAt = 0;
+  private lenBWide = false;
+
+  /** Reads the documents of a sealed block's scores; returns this. */
+  decode(scores: Uint8Array): this {
+    const count = sealedCount(scores);
+    if (this.docs.length < count) this.docs = new Uint32Array(count);
+    this.count = count;
+    const codes = scores[0]!;
+    const tfW = WIDTH[(codes >> 2) & 3]!;
+    this.bytes = scores;
+    this.tfAt = decodeDocs(scores, count, this.docs);
+    this.tfWide = tfW > 1;
+    this.lenTAt = this.tfAt + 2 * count * tfW;
+    this.lenTWide = ((codes >> 4) & 3) > 0;
+    this.lenBAt = this.lenTAt + count * (this.lenTWide ? 2 : 1);
+    this.lenBWide = ((codes >> 6) & 3) > 0;
+    return this;
+  }
+
+  tfT(i: number): number {
+    return read16(this.bytes, this.tfAt, this.tfWide, i);
+  }
+  tfB(i: number): number {
+    return read16(this.bytes, this.tfAt + this.count * (this.tfWide ? 2 : 1), this.tfWide, i);
+  }
+  lenT(i: number): number {
+    return read16(this.bytes, this.lenTAt, this.lenTWide, i);
+  }
+  lenB(i: number): number {
+    return read16(this.bytes, this.lenBAt, this.lenBWide, i);
+  }
+}
+
+/** Value i of a column of 1- or 2-byte values from `at`. */
+function read16(bytes: Uint8Array, at: number, wide: boolean, i: number): number {
+  return wide ? bytes[at + 2 * i]! | (bytes[at + 2 * i + 1]! << 8) : bytes[at + i]!;
 }
 
 function readColumn(bytes: Uint8Array, at: number, count: number, width: number, into: Uint16Array): number {
   if (width === 1) {
-    for (let i = 0; i < count; i++) into[i] = bytes[at + i]!;
+    // A copy that widens each byte, done by the engine: faster than a loop in JavaScript.
+    into.set(bytes.subarray(at, at + count));
     return at + count;
   }
   // Counts and lengths fit 16 bits (MAX_FIELD_WORDS): a 4-byte width never occurs for them.

@@ -5,7 +5,7 @@ import { contains, indexOf, lowerBound, phrasePostings, termPostings, type TermP
 import { fullColumns, type FullColumns } from './sealed.js';
 import { clauseBoost, clausesOf, type Clause, type TextQuery } from './query.js';
 import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
-import { clauseScore, clauseWeight, idf, type CollectionStats } from './scoring.js';
+import { clauseScore, clauseWeight, idf, surelyBelow, type CollectionStats } from './scoring.js';
 import { bestScore } from './best.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
@@ -53,7 +53,7 @@ function cursorsOf(
     const present = parts as TermPostings[];
     const weight = weightOf(clause, present, stats, ranking);
     if (present.length === 1) {
-      cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load, present[0]!.df));
+      cursors.push(new ClauseCursor(order, weight, present[0]!.metas, present[0]!.load, present[0]!.df, present[0]!.loadDocs));
       return;
     }
     // A phrase's blocks are made when read (postings.ts), into arrays of their own.
@@ -411,17 +411,30 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
  */
 function scoreOneEssential(end: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null): void {
   const c = s.cursors[split]!;
+  const w = c.weight;
   const most = s.rest[0]!;
+  const contributions = s.contributions;
+  // The top k changes only when a candidate is offered: its state is read again after each. Most postings
+  // are dropped by the bound, which is tested first without the score's division (`surelyBelow`), against a
+  // floor lower than the bound's by far more than either rounds; those it keeps are tested exactly.
+  let full = top.full;
+  let threshold = top.threshold;
+  let floor = floorOf(threshold, most);
   for (;;) {
     const b = s.blocks[0]!;
+    const { docs, tfT, tfB, lenT, lenB } = b;
     for (let p = s.position[0]!; p < b.count; p++) {
-      const doc = b.docs[p]!;
+      const doc = docs[p]!;
       if (doc > end) return;
-      const score = c.scoreAt(b, p);
-      if (top.full && below(score + most, top.threshold)) continue;
-      s.contributions.fill(0);
-      s.contributions[c.order] = score;
+      if (full && surelyBelow(w, tfT[p]!, tfB[p]!, lenT[p]!, lenB[p]!, floor)) continue;
+      const score = clauseScore(w, tfT[p]!, tfB[p]!, lenT[p]!, lenB[p]!);
+      if (full && below(score + most, threshold)) continue;
+      for (let i = 0; i < contributions.length; i++) contributions[i] = 0;
+      contributions[c.order] = score;
       finishCandidate(doc, score, s, split, top, filter);
+      full = top.full;
+      threshold = top.threshold;
+      floor = floorOf(threshold, most);
     }
     s.position[0] = b.count;
     nextBlockIfDone(s, c, 0, end);
@@ -430,18 +443,27 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
 }
 
 /**
+ * The floor `surelyBelow` tests the essential clause's score against: lower than the exact one, threshold /
+ * (1 + SLACK) − most, by 1e-7 of the threshold, where rounding moves these sums by some 1e-16 of their
+ * size. So a score it drops would fail `below`'s test too, and those near the floor are tested exactly.
+ */
+const floorOf = (threshold: number, most: number) => threshold / (1 + SLACK) - most - 1e-7 * threshold;
+
+/**
  * Adds the non-essential clauses' scores to a candidate whose essential clauses add up to `partial`, the
  * strongest first and each only while the candidate can still enter (by the bound of the very block that
  * would hold it), then offers it to the top k.
  */
 function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null): void {
   const contributions = s.contributions;
+  const full = top.full;
+  const threshold = top.threshold;
   for (let i = 0; i < split; i++) {
-    if (top.full && below(partial + s.rest[i]!, top.threshold)) return;
+    if (full && below(partial + s.rest[i]!, threshold)) return;
     const c = s.cursors[split - 1 - i]!;
     const bound = c.boundAt(doc);
     if (bound === 0) continue;
-    if (top.full && below(partial + bound + s.rest[i + 1]!, top.threshold)) return;
+    if (full && below(partial + bound + s.rest[i + 1]!, threshold)) return;
     const score = c.scoreOf(doc);
     contributions[c.order] = score;
     partial += score;
@@ -449,7 +471,7 @@ function finishCandidate(doc: number, partial: number, s: WindowScratch, split: 
   // The score as the oracle sums it: clause by clause, in the query's order.
   let score = 0;
   for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
-  if (top.full && score < top.threshold) return;
+  if (full && score < threshold) return;
   if (filter && !filter.accepts(doc)) return;
   top.offer(doc, score, heldOf(contributions));
 }

@@ -4,7 +4,7 @@ import { POSTING_TABLES_SQL, SqlitePostingStorage } from '../../shared/adapters/
 import { analyze } from '../../shared/search/analyzer.js';
 import { appendPostings, BLOCK_SIZE, blockPostings, encodeBlock, sliceBlock, type Posting } from '../../shared/search/block.js';
 import { blockBound, decodeMetas, encodeMetas, MAX_IMPACTS, MetaTable, metaOf } from '../../shared/search/metas.js';
-import { decodeScores, decodeSealed, encodeSealed, scoreColumns } from '../../shared/search/sealed.js';
+import { decodeScores, decodeSealed, encodeSealed, scoreColumns, SealedDocs } from '../../shared/search/sealed.js';
 import { clauseScore, clauseWeight, idf } from '../../shared/search/scoring.js';
 import { RANKING } from '../../shared/domain/rank.js';
 import { FILTER_LIST_MAX, POSITION_COST, searchCost } from '../../shared/search/cost.js';
@@ -58,14 +58,17 @@ test('appending postings to an encoded block, and cutting one, give the bytes of
   }
 });
 
-test('a sealed block decodes to its postings, whatever widths its columns need', () => {
+test('a sealed block decodes to its postings, whatever widths its columns need, whole or its documents alone', () => {
   const random = prng(4);
   const into = scoreColumns(4);
-  for (const [gap, tf, lenB] of [[1, 3, 200], [300, 3, 200], [70_000, 300, 9000], [5, 1, 65_535]] as const) {
+  const docsOnly = new SealedDocs();
+  // Each column at 1 and 2 bytes a value (the gaps at 4 too), in every combination the four make.
+  const cases = [[1, 3, 200, 30], [300, 3, 200, 30], [70_000, 300, 9000, 300], [5, 1, 65_535, 30], [3, 300, 100, 300], [2, 1, 100, 300]] as const;
+  for (const [gap, tf, lenB, lenT] of cases) {
     const postings: Posting[] = [];
     for (let i = 0, doc = 7; i < 130; i++, doc += 1 + Math.floor(random() * gap)) {
       const n = (max: number) => Math.floor(random() * max);
-      postings.push({ doc, posT: Array.from({ length: n(3) }, (_, j) => j), posB: Array.from({ length: n(tf) }, (_, j) => 2 * j), lenT: 1 + n(300), lenB: n(lenB) });
+      postings.push({ doc, posT: Array.from({ length: n(3) }, (_, j) => j), posB: Array.from({ length: n(tf) }, (_, j) => 2 * j), lenT: 1 + n(lenT), lenB: n(lenB) });
     }
     const sealed = encodeSealed(postings);
     expect(blockPostings(decodeSealed(sealed))).toEqual(postings);
@@ -73,6 +76,10 @@ test('a sealed block decodes to its postings, whatever widths its columns need',
     const c = decodeScores(sealed.scores, into);
     expect(Array.from(c.docs.subarray(0, c.count))).toEqual(postings.map((p) => p.doc));
     expect(Array.from(c.lenB.subarray(0, c.count))).toEqual(postings.map((p) => p.lenB));
+    // The documents alone, and each posting's counts and lengths read from the bytes.
+    const d = docsOnly.decode(sealed.scores);
+    expect(Array.from(d.docs.subarray(0, d.count))).toEqual(postings.map((p) => p.doc));
+    expect(postings.map((_, i) => [d.tfT(i), d.tfB(i), d.lenT(i), d.lenB(i)])).toEqual(postings.map((p) => [p.posT.length, p.posB.length, p.lenT, p.lenB]));
   }
   // A common word's block takes about 6 bytes a posting for its scores.
   const dense = Array.from({ length: 128 }, (_, i) => ({ doc: 1000 + 2 * i, posT: [0], posB: [4, 9], lenT: 9, lenB: 300 }));
