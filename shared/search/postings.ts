@@ -1,6 +1,6 @@
 import { decodeBlock, positionStart, type Block, type ScoreColumns } from './block.js';
 import { MetaTable, metaOfBlock } from './metas.js';
-import { decodeScores, decodeSealed, fullColumns, scoreColumns, type FullColumns, type SealedDocs } from './sealed.js';
+import { decodeScores, decodeSealed, fullColumns, scoreColumns, type FullColumns, type SealedBlock, type SealedDocs } from './sealed.js';
 import type { TermBlocks } from './block-cache.js';
 import type { PostingStorage } from './storage.js';
 import type { Tail } from './tail.js';
@@ -48,23 +48,39 @@ export function termPostings(storage: PostingStorage, tenant: string, term: stri
   for (const block of tailBlocks) df += block.count;
   const missing = () => new Error(`the index is missing a block of "${term}"`);
   const readScores = () => readAhead(sealed, missing, (i) => storage.block(tenant, term, metas.last[i]!), (i, to) => storage.blockRange(tenant, term, metas.last[i]!, metas.last[to]!));
-  // The term's kept scores, asked for once a search (each ask counts for what the cache keeps).
+  // The term's kept scores and positions, each asked for once a search (each ask counts for what the cache keeps).
   const keptScores = once(() => storage.cachedBlocks(tenant, term, 'scores'));
+  const keptPositions = once(() => storage.cachedBlocks(tenant, term, 'positions'));
   const scores = keeping(keptScores, metas.last, readScores);
   // A phrase reads the scores and positions of the same blocks: each has its own run.
   const fullScores = keeping(keptScores, metas.last, readScores);
-  const positions = keeping(() => storage.cachedBlocks(tenant, term, 'positions'), metas.last, () =>
+  const positions = keeping(keptPositions, metas.last, () =>
     readAhead(sealed, missing, (i) => storage.positions(tenant, term, metas.last[i]!), (i, to) => storage.positionRange(tenant, term, metas.last[i]!, metas.last[to]!)),
   );
+  // Blocks far apart (proximity's, at the best documents): those kept are taken from the cache, the rest
+  // read in one statement and kept.
   const loadFullMany = (indices: readonly number[]): ((into: FullColumns) => Block)[] => {
-    const stored = indices.filter((i) => i < sealed);
-    const read = storage.blocksAt(tenant, term, stored.map((i) => metas.last[i]!));
-    if (read.length !== stored.length) throw missing();
-    let next = 0;
+    const kept = new Map<number, SealedBlock>();
+    const toRead: number[] = [];
+    for (const i of indices) {
+      if (i >= sealed) continue;
+      const last = metas.last[i]!;
+      const scoresKept = keptScores()?.get(last);
+      const positionsKept = keptPositions()?.get(last);
+      if (scoresKept && positionsKept) kept.set(i, { scores: scoresKept, positions: positionsKept });
+      else toRead.push(i);
+    }
+    const read = storage.blocksAt(tenant, term, toRead.map((i) => metas.last[i]!));
+    if (read.length !== toRead.length) throw missing();
+    toRead.forEach((i, k) => {
+      const last = metas.last[i]!;
+      const block = read[k]!;
+      kept.set(i, { scores: keptScores()?.put(last, block.scores) ?? block.scores, positions: keptPositions()?.put(last, block.positions) ?? block.positions });
+    });
     return indices.map((i) => {
       if (i >= sealed) return () => loaded[i - sealed]!;
-      const bytes = read[next++]!;
-      return (into) => decodeSealed(bytes, into);
+      const block = kept.get(i)!;
+      return (into) => decodeSealed(block, into);
     });
   };
   return {
