@@ -2,6 +2,7 @@ import type { MetaTable } from './metas.js';
 import type { ScoreColumns } from './block.js';
 import { clauseScore, type ClauseWeight } from './scoring.js';
 import { scoreColumns, SealedDocs } from './sealed.js';
+import type { PhraseLookup } from './postings.js';
 
 /**
  * One clause's postings as the searcher walks them: block by block in document order, each block with an
@@ -25,11 +26,14 @@ export class ClauseCursor {
     readonly order: number,
     readonly weight: ClauseWeight,
     readonly metas: MetaTable,
-    private readonly load: (i: number, into: ScoreColumns) => ScoreColumns,
+    /** Block `i` into `into`; a phrase's may leave out the documents it could not score `floor` with (postings.ts). */
+    private readonly load: (i: number, into: ScoreColumns, floor: number) => ScoreColumns,
     /** How many postings the clause has (a phrase: at most its rarest term's). */
     readonly postings = 0,
     /** Block `i`'s documents alone, when it is a sealed block of a term (postings.ts `loadDocs`); none for a phrase. */
     private readonly loadDocs: (i: number, into: SealedDocs) => SealedDocs | null = () => null,
+    /** A phrase's lookup of one document (postings.ts), which scoreOf asks rather than matching a whole block. */
+    private readonly phrase: PhraseLookup | null = null,
   ) {
     this.bounds = metas.bounds(weight);
     let max = 0;
@@ -66,16 +70,22 @@ export class ClauseCursor {
     return this.index < this.metas.length && this.metas.first[this.index]! <= doc ? this.bounds[this.index]! : 0;
   }
 
-  /** Block `i`, decoded (the last one read is kept; reading another reuses its arrays). */
-  block(i: number): ScoreColumns {
-    if (this.loaded !== i) {
-      this.columns = this.load(i, this.scratch);
+  /**
+   * Block `i`, decoded (the last one read is kept; reading another reuses its arrays), with every document
+   * that could score `floor` (a phrase's may lack the others: postings.ts; -Infinity, all of them).
+   */
+  block(i: number, floor = -Infinity): ScoreColumns {
+    if (this.loaded !== i || floor < this.loadedFloor) {
+      this.columns = this.load(i, this.scratch, floor);
       this.loaded = i;
+      this.loadedFloor = floor;
       this.docsOf = -1;
       this.at = 0;
     }
     return this.columns!;
   }
+  /** The floor the block loaded was loaded for. */
+  private loadedFloor = -Infinity;
 
   /**
    * Where scoreOf looks from in the block it looks in: the documents it asks come in increasing order, so it
@@ -96,6 +106,10 @@ export class ClauseCursor {
     this.seek(doc);
     const index = this.index;
     if (index >= this.metas.length || this.metas.first[index]! > doc) return 0;
+    if (this.phrase !== null) {
+      const f = this.phrase.found;
+      return this.phrase.match(doc) ? clauseScore(this.weight, f.tfT, f.tfB, f.lenT, f.lenB) : 0;
+    }
     if (this.loaded !== index) {
       if (this.docsOf !== index) {
         const sealed = this.loadDocs(index, this.docsOnly);
@@ -107,7 +121,8 @@ export class ClauseCursor {
       const i = this.walkTo(d.docs, d.count, doc);
       return i === d.count || d.docs[i] !== doc ? 0 : clauseScore(this.weight, d.tfT(i), d.tfB(i), d.lenT(i), d.lenB(i));
     }
-    return this.scoreIn(this.columns!, doc);
+    // The block as loaded, or loaded again whole if it was loaded for a floor.
+    return this.scoreIn(this.block(index), doc);
   }
 
   private scoreIn(b: ScoreColumns, doc: number): number {

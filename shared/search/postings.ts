@@ -2,6 +2,7 @@ import { decodeBlock, positionStart, type Block, type ScoreColumns } from './blo
 import { MetaTable, metaOfBlock } from './metas.js';
 import { decodeScores, decodeSealed, fullColumns, scoreColumns, type FullColumns, type SealedBlock, type SealedDocs } from './sealed.js';
 import type { TermBlocks } from './block-cache.js';
+import { surelyBelow, type ClauseWeight } from './scoring.js';
 import type { PostingStorage } from './storage.js';
 import type { Tail } from './tail.js';
 
@@ -203,7 +204,7 @@ export function indexOf(docs: Uint32Array, count: number, doc: number): number {
  * sorted lists, or a binary search of each place when they are few. So matching costs about the sum of the
  * words' positions in the document, not their product (cost.ts bounds it so).
  */
-export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load: (i: number, into: ScoreColumns) => ScoreColumns } {
+export function phrasePostings(parts: TermPostings[], weight: ClauseWeight): { metas: MetaTable; load: (i: number, into: ScoreColumns, floor: number) => ScoreColumns; lookup: PhraseLookup } {
   const n = parts.length;
   // The distinct terms, and each part's.
   const terms: TermPostings[] = [];
@@ -217,11 +218,15 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
   let rarest = 0;
   for (let t = 1; t < m; t++) if (terms[t]!.df < terms[rarest]!.df) rarest = t;
   const lead = terms[rarest]!;
-  // Each term's block at hand and the posting of the document being checked. The other terms only move
-  // forward: the searcher reads the lead's blocks in order.
+  // Each term's block at hand and the posting of the document being checked. The other terms move forward,
+  // as the searcher reads the lead's blocks in order, but for a block read again.
+  // A term's block is decoded without its positions first (`blocks`, into `scoreScratch`), and with them
+  // (into `scratch`) only once a document of it is matched: most documents are left out by the floor first.
   const index = new Int32Array(m);
   const loadedAt = new Int32Array(m).fill(-1);
-  const blocks = new Array<Block | null>(m).fill(null);
+  const blocks = new Array<ScoreColumns | null>(m).fill(null);
+  const positioned = new Array<Block | null>(m).fill(null);
+  const scoreScratch = terms.map(() => scoreColumns());
   const scratch = terms.map(() => fullColumns());
   const found = new Int32Array(m);
   // Where each term's lookup starts in its block: the documents asked come in increasing order, so a term
@@ -237,11 +242,14 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
   const locate = (t: number, doc: number): number => {
     const { metas } = terms[t]!;
     let i = index[t]!;
+    // Back first, should the lead's block be read again (the searcher loads one again for a lower floor).
+    while (i > 0 && metas.last[i - 1]! >= doc) i--;
     while (i < metas.length && metas.last[i]! < doc) i++;
     index[t] = i;
     if (i >= metas.length || metas.first[i]! > doc) return -1;
     if (loadedAt[t] !== i) {
-      blocks[t] = terms[t]!.loadFull(i, scratch[t]!);
+      blocks[t] = terms[t]!.load(i, scoreScratch[t]!);
+      positioned[t] = null;
       loadedAt[t] = i;
       at[t] = 0;
     }
@@ -258,7 +266,7 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     let base = 0;
     for (let j = 0; j < n; j++) {
       const t = termOf[j]!;
-      const b = blocks[t]!;
+      const b = (positioned[t] ??= terms[t]!.loadFull(loadedAt[t]!, scratch[t]!));
       const i = found[t]!;
       from[j] = positionStart(b, i) + (title ? 0 : b.tfT[i]!);
       length[j] = title ? b.tfT[i]! : b.tfB[i]!;
@@ -267,7 +275,7 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     }
     // The places the phrase may start: the base word's positions, less its offset in the phrase.
     if (places.length < length[base]!) places = new Int32Array(length[base]!);
-    const basePositions = blocks[termOf[base]!]!.positions;
+    const basePositions = positioned[termOf[base]!]!.positions;
     let count = 0;
     for (let k = 0; k < length[base]!; k++) {
       const start = basePositions[from[base]! + k]! - base;
@@ -275,24 +283,34 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     }
     for (let j = 0; j < n && count > 0; j++) {
       if (j === base) continue;
-      count = keepFollowed(places, count, blocks[termOf[j]!]!.positions, from[j]!, length[j]!, j);
+      count = keepFollowed(places, count, positioned[termOf[j]!]!.positions, from[j]!, length[j]!, j);
     }
     return count;
   };
 
-  const load = (bi: number, out: ScoreColumns): ScoreColumns => {
-    const block = lead.loadFull(bi, scratch[rarest]!);
+  const load = (bi: number, out: ScoreColumns, floor: number): ScoreColumns => {
+    const block = lead.load(bi, scoreScratch[rarest]!);
     blocks[rarest] = block;
-    loadedAt[rarest] = -1;
+    positioned[rarest] = null;
+    // The lead's block is this one, as locate keeps it for a lookup.
+    loadedAt[rarest] = index[rarest] = bi;
+    at[rarest] = 0;
     if (out.docs.length < block.count) Object.assign(out, scoreColumns(block.count));
     let count = 0;
     candidates: for (let i = 0; i < block.count; i++) {
       const doc = block.docs[i]!;
+      let tfT = Infinity;
+      let tfB = Infinity;
       for (let t = 0; t < m; t++) {
         const at = t === rarest ? i : locate(t, doc);
         if (at < 0) continue candidates;
         found[t] = at;
+        tfT = Math.min(tfT, blocks[t]!.tfT[at]!);
+        tfB = Math.min(tfB, blocks[t]!.tfB[at]!);
       }
+      // The phrase is in a field at most as often as its least frequent word: a document that could not
+      // score `floor` with those counts is not matched (the searcher would drop it).
+      if (surelyBelow(weight, tfT, tfB, block.lenT[i]!, block.lenB[i]!, floor)) continue;
       const t = starts(true);
       const b = starts(false);
       if (t + b === 0) continue;
@@ -306,7 +324,37 @@ export function phrasePostings(parts: TermPostings[]): { metas: MetaTable; load:
     out.count = count;
     return out;
   };
-  return { metas: lead.metas, load };
+  const found1 = { tfT: 0, tfB: 0, lenT: 0, lenB: 0 };
+  const lookup: PhraseLookup = {
+    found: found1,
+    match: (doc) => {
+      for (let t = 0; t < m; t++) {
+        const at = locate(t, doc);
+        if (at < 0) return false;
+        found[t] = at;
+      }
+      const t = starts(true);
+      const b = starts(false);
+      if (t + b === 0) return false;
+      const i = found[rarest]!;
+      found1.tfT = t;
+      found1.tfB = b;
+      found1.lenT = blocks[rarest]!.lenT[i]!;
+      found1.lenB = blocks[rarest]!.lenB[i]!;
+      return true;
+    },
+  };
+  return { metas: lead.metas, load, lookup };
+}
+
+/**
+ * A phrase looked up at one document (what a clause that is not essential is asked), rather than matched
+ * at every document of the block that holds it: `match(doc)` says whether the document holds the phrase,
+ * at or after every document asked before, and leaves its counts and lengths in `found`.
+ */
+export interface PhraseLookup {
+  match(doc: number): boolean;
+  readonly found: { tfT: number; tfB: number; lenT: number; lenB: number };
 }
 
 /**

@@ -57,8 +57,8 @@ function cursorsOf(
       return;
     }
     // A phrase's blocks are made when read (postings.ts), into arrays of their own.
-    const phrase = phrasePostings(present);
-    cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load, Math.min(...present.map((p) => p.df))));
+    const phrase = phrasePostings(present, weight);
+    cursors.push(new ClauseCursor(order, weight, phrase.metas, phrase.load, Math.min(...present.map((p) => p.df)), undefined, phrase.lookup));
   });
   return cursors;
 }
@@ -320,6 +320,8 @@ class WindowScratch {
   readonly blocks: ScoreColumns[];
   readonly blockIndex: Int32Array;
   readonly position: Int32Array;
+  /** What the essential clause's score must reach for a document to be a candidate (-Infinity: anything). */
+  floor = -Infinity;
 
   constructor(clauses: number, order: number) {
     this.cursors = new Array<ClauseCursor>(clauses);
@@ -361,14 +363,16 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
   const nonEssential = split;
   s.rest[nonEssential] = 0;
   for (let i = 0; i < nonEssential; i++) s.rest[nonEssential - 1 - i] = s.rest[nonEssential - i]! + s.bounds[i]!;
-  // The essential clauses' first blocks in the window.
+  // The essential clauses' first blocks in the window. With one, a document is a candidate only if its
+  // score reaches `floor` (scoreOneEssential), and a phrase's block leaves out those that could not.
   const essential = count - split;
+  s.floor = essential === 1 && top.full ? floorOf(top.threshold, s.rest[0]!) : -Infinity;
   for (let e = 0; e < essential; e++) {
     const c = s.cursors[split + e]!;
     c.seek(start);
     s.blockIndex[e] = c.index;
     if (c.index < c.metas.length && c.metas.first[c.index]! <= end) {
-      const b = c.block(c.index);
+      const b = c.block(c.index, s.floor);
       s.blocks[e] = b;
       s.position[e] = lowerBound(b.docs, b.count, start);
       nextBlockIfDone(s, c, e, end);
@@ -419,7 +423,7 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
   // floor lower than the bound's by far more than either rounds; those it keeps are tested exactly.
   let full = top.full;
   let threshold = top.threshold;
-  let floor = floorOf(threshold, most);
+  let floor = s.floor;
   for (;;) {
     const b = s.blocks[0]!;
     const { docs, tfT, tfB, lenT, lenB } = b;
@@ -486,7 +490,7 @@ function nextBlockIfDone(s: WindowScratch, c: ClauseCursor, e: number, end: numb
       return;
     }
     s.blockIndex[e] = next;
-    s.blocks[e] = c.block(next);
+    s.blocks[e] = c.block(next, s.floor);
     s.position[e] = 0;
   }
 }

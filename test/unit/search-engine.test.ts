@@ -14,9 +14,11 @@ import { DEFAULT_RANKING } from '../../shared/search/ranking.js';
 import { HELD_SHARE_POWER } from '../../shared/search/best.js';
 import { PROXIMITY_WINDOW, searchIndex, searchScored } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage, SnapshotReads, type PostingStorage } from '../../shared/search/storage.js';
-import { TenantTail } from '../../shared/search/tail.js';
+import { EMPTY_TAIL, TenantTail } from '../../shared/search/tail.js';
+import { phrasePostings, termPostings } from '../../shared/search/postings.js';
+import { ClauseCursor } from '../../shared/search/cursor.js';
 import { addDocuments, removeDocuments } from '../../shared/search/writer.js';
-import { corpus, prng, queries } from '../support/search-corpus.js';
+import { corpus, prng, queries, VOCABULARY } from '../support/search-corpus.js';
 import { oracleBest, oracleSearch } from '../support/search-oracle.js';
 
 /**
@@ -124,6 +126,55 @@ describe('the pruned top k equals the oracle', () => {
     const docs = corpus(seed, 3000);
     for (let i = 0; i < docs.length; i += 500) addDocuments(storage, 't', docs.slice(i, i + 500));
     for (const query of queries(seed, 40)) for (const k of [1, 10, 100]) expectSameTopK(storage, 't', docs, query, k);
+  });
+
+  test.each([4, 5])('for phrases the documents hold, alone and with other words, on 6 000 documents of few words (seed %i), for k = 1, 10 and 100', (seed) => {
+    // Few distinct words, so that phrases of common words are in many blocks, with and without each other.
+    const few = (w: string) => VOCABULARY[VOCABULARY.indexOf(w) % 12]!;
+    const docs = corpus(seed, 6000).map((d) => ({ ...d, title: d.title.split(' ').map(few).join(' '), body: d.body.split(' ').map(few).join(' ') }));
+    const storage = new MemoryPostingStorage();
+    for (let i = 0; i < docs.length; i += 1000) addDocuments(storage, 't', docs.slice(i, i + 1000));
+    const random = prng(seed);
+    const pick = (n: number) => Math.floor(random() * n);
+    for (let q = 0; q < 24; q++) {
+      // Two or three adjacent words of some document's body, and up to two other words.
+      const words = docs[pick(docs.length)]!.body.split(' ');
+      if (words.length < 3) continue;
+      const at = pick(words.length - 2);
+      const phrase = words.slice(at, at + 2 + pick(2)).map((w) => analyze(w)[0]!);
+      const terms = Array.from({ length: pick(3) }, () => analyze(VOCABULARY[pick(12)]!)[0]!);
+      for (const k of [1, 10, 100]) expectSameTopK(storage, 't', docs, { terms, phrases: [phrase] }, k);
+    }
+  });
+
+  test('a phrase block loaded for a floor leaves out the documents below it, and is loaded again whole when a lower floor or a lookup asks', () => {
+    // "a b" in every document, its body's length (and so its score) varying from one to the next.
+    const docs = Array.from({ length: 300 }, (_, i) => ({ doc: i + 1, title: 'x', body: `a b${' c'.repeat(i % 37)}` }));
+    const storage = new MemoryPostingStorage();
+    addDocuments(storage, 't', docs);
+    const stats = storage.stats('t')!;
+    const parts = ['a', 'b'].map((term) => termPostings(storage, 't', term, EMPTY_TAIL, 0, DEFAULT_RANKING.titleWeight)!);
+    const weight = clauseWeight(DEFAULT_RANKING, stats, idf(stats.docs, 300) * 2);
+    const phrase = phrasePostings(parts, weight);
+    const cursor = new ClauseCursor(0, weight, phrase.metas, phrase.load, 300, undefined, phrase.lookup);
+    const docsOf = (b: { count: number; docs: Uint32Array }) => Array.from(b.docs.subarray(0, b.count));
+    const whole = docs.filter((d) => d.doc <= phrase.metas.last[0]!).map((d) => d.doc);
+    const scores = whole.map((doc) => clauseScore(weight, 0, 1, 1, 2 + ((doc - 1) % 37)));
+    // A floor halfway between two of the scores, so that no score is near it.
+    const distinct = [...new Set(scores)].sort((x, y) => x - y);
+    const floor = (distinct[distinct.length >> 1]! + distinct[(distinct.length >> 1) + 1]!) / 2;
+    // Loaded for the floor: the documents that could reach it, every one of them.
+    const high = docsOf(cursor.block(0, floor));
+    expect(high).toEqual(whole.filter((_, i) => scores[i]! >= floor));
+    expect(high.length).toBeLessThan(whole.length);
+    // A lower floor, or none, loads it again (a higher one keeps what is loaded: all it needs is there).
+    expect(docsOf(cursor.block(0, -Infinity))).toEqual(whole);
+    expect(docsOf(cursor.block(0, floor))).toEqual(whole);
+    // A lookup finds a document the floor left out.
+    const other = new ClauseCursor(0, weight, phrase.metas, phrase.load, 300, undefined, phrase.lookup);
+    other.block(0, floor);
+    const left = whole.find((_, i) => scores[i]! < floor)!;
+    expect(other.scoreOf(left)).toBeCloseTo(scores[whole.indexOf(left)]!, 12);
   });
 
   test('and would not with bounds too tight: the comparisons catch a bound 5 % under the truth, and their queries rank by proximity too', () => {
