@@ -19,7 +19,7 @@
  *   --counts       for each search (of --kind, or of every kind), how many blocks each clause decoded of
  *                  how many it has, and the rows and statements it read from SQLite: what block-max skips
  *   --cache-mb N   what the search connection keeps of the index's blocks between searches, in MiB
- *                  (MEMORY_SEARCH_CACHE_MB; 64 unless given; 0 keeps none), and --base-cache-mb N the --ab
+ *                  (MEMORY_SEARCH_CACHE_MB; 128 unless given; 0 keeps none), and --base-cache-mb N the --ab
  *                  checkout's (the same unless given): a budget against another in one A/B
  *   --cpu          time each search by the process's CPU time (process.cpuUsage) rather than the clock:
  *                  on a shared machine a search's wall time includes the waits for a core, its CPU time

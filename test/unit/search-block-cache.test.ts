@@ -172,9 +172,9 @@ describe('on SQLite', () => {
   });
 });
 
-test('MEMORY_SEARCH_CACHE_MB sets the budget of each search connection, in MiB: 64 unless set, 0 for none, never below 0', () => {
+test('MEMORY_SEARCH_CACHE_MB sets the budget of each search connection, in MiB: 128 unless set, 0 for none, never below 0', () => {
   expect(loadConfig({}).searchCacheBytes).toBe(BLOCK_CACHE_BYTES);
-  expect(BLOCK_CACHE_BYTES).toBe(64 * 2 ** 20);
+  expect(BLOCK_CACHE_BYTES).toBe(128 * 2 ** 20);
   expect(loadConfig({ MEMORY_SEARCH_CACHE_MB: '256' }).searchCacheBytes).toBe(256 * 2 ** 20);
   expect(loadConfig({ MEMORY_SEARCH_CACHE_MB: '0' }).searchCacheBytes).toBe(0);
   expect(() => loadConfig({ MEMORY_SEARCH_CACHE_MB: '-1' })).toThrow('MEMORY_SEARCH_CACHE_MB');

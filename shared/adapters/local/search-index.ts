@@ -43,11 +43,13 @@ function newestWork(query: SearchQuery): number {
 
 /**
  * The most a search connection keeps of the sealed blocks it has read, between searches (block-cache.ts,
- * posting-storage.ts): enough for the blocks of the commonest words of a tenant of half a million records
- * (some 20 words of 1 000 to 2 600 blocks, about 25 MB), which every search of them reads whole. The
- * server has one search connection on its own thread and one on each search thread, each with its own.
+ * posting-storage.ts): enough for what the benchmark's searches of every kind read in the biggest tenant of
+ * a million records (500 000 records: about 71 MB of blocks, the commonest words' some 20 MB of it, which
+ * every search of them reads whole), with room for the other tenants'. At 64 MiB, after the searches of
+ * every tenant, that tenant's searches were 1.1 to 1.3 times slower (docs/benchmarks.md). The server has one
+ * search connection on its own thread and one on each search thread, each with its own.
  */
-export const BLOCK_CACHE_BYTES = 64 * 2 ** 20;
+export const BLOCK_CACHE_BYTES = 128 * 2 ** 20;
 
 /**
  * Search on the engine's index (shared/search) and its tail, the records above the merge mark
