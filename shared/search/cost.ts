@@ -91,14 +91,14 @@ export function searchCost(storage: PostingStorage, tenant: string, clauses: rea
 export const MAX_PROXIMITY_WINDOW = 100;
 
 /**
- * What reading one clause at one given document costs, in postings walked: its block is read and decoded
- * whole, and documents far apart fall in different blocks. A filter that lists fewer documents than the
- * clauses' postings over this leads the search (`filterLeadMost`).
+ * What reading one clause at one given document costs, in postings walked: the documents of its block are
+ * decoded (cursor.ts `scoreOf`), and documents far apart fall in different blocks. Measured at a million
+ * records, an agent of 10 000 records leading a search of two common words (270 000 postings): 3.8 ms with
+ * its list's read, where walking the postings took 13.4 ms, so a clause read at a document cost about what
+ * 4 postings walked do (docs/benchmarks.md). A filter that lists fewer documents than the clauses'
+ * postings over this leads the search (`filterLeadMost`).
  */
-export const CLAUSE_AT_DOCUMENT_COST = 32;
-
-/** The most documents a filter lists before a search to lead it (an agent of at most this many records). */
-export const FILTER_LEAD_MAX = 4096;
+export const CLAUSE_AT_DOCUMENT_COST = 8;
 
 /** How many candidates are checked one by one before a filter's cost is estimated from them. */
 export const FILTER_SAMPLE = 64;
@@ -111,11 +111,20 @@ export const FILTER_SAMPLE = 64;
  */
 export const FILTER_LIST_MAX = 16_384;
 
+/** The most documents a filter lists before a search to lead it (an agent of at most this many records). */
+export const FILTER_LEAD_MAX = FILTER_LIST_MAX;
+
 /**
- * The most documents of a filter's list one search reads: the lead's try (FILTER_LEAD_MAX + 1 at most) and
- * the list read whole (FILTER_LIST_MAX + 1 at most), each of which stops one past its bound (filter.ts).
+ * The most documents of a filter's list one search over at most `postings` postings reads: the lead's try
+ * (filterLeadMost + 1 at most, for one clause, the most it tries) and the list read whole (FILTER_LIST_MAX +
+ * 1 at most), each of which stops one past its bound (filter.ts). It grows with `postings`, so a bound of
+ * the postings gives a bound of the reads. (A lead's try of FILTER_LIST_MAX that found more is not followed
+ * by the other read, which this does not count on.)
  */
-export const FILTER_LIST_READ_MOST = FILTER_LEAD_MAX + 1 + FILTER_LIST_MAX + 1;
+export function filterListReadMost(postings: number): number {
+  const lead = filterLeadMost(postings, 1);
+  return (lead > 0 ? lead + 1 : 0) + FILTER_LIST_MAX + 1;
+}
 
 /**
  * The most documents for which reading `clauses` clauses at each costs less than walking their `postings`

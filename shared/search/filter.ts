@@ -40,7 +40,7 @@ export interface FilterList {
  *   passed; a filter estimated at most FILTER_LIST_MAX documents is then listed, and its list answers for
  *   it. The list is read up to FILTER_LIST_MAX + 1 documents whatever the estimate said: one that has more
  *   (the first candidates were not a fair sample) is not listed, and its candidates are checked one by one
- *   as before, so a search reads at most FILTER_LIST_READ_MOST documents of a filter's list (cost.ts).
+ *   as before, so a search reads at most filterListReadMost documents of a filter's list (cost.ts).
  * - A window of documents is skipped when the filter passes none of them (`mayAcceptIn`).
  * - The documents it excludes by name (`excluded`) never pass, before any of the above is asked.
  */
@@ -72,6 +72,8 @@ export class FilterClause {
     if (most <= 0) return null;
     const docs = list.atMost(most);
     if (docs) this.listed = docs;
+    // More than FILTER_LIST_MAX: the list is not read whole later either.
+    else if (most >= FILTER_LIST_MAX) this.listWhole = false;
     return docs;
   }
 

@@ -1,4 +1,4 @@
-import { CLAUSE_AT_DOCUMENT_COST, FILTER_LEAD_MAX, FILTER_LIST_MAX, FILTER_SAMPLE } from '../../shared/search/cost.js';
+import { CLAUSE_AT_DOCUMENT_COST, FILTER_LEAD_MAX, FILTER_LIST_MAX, FILTER_SAMPLE, filterLeadMost, filterListReadMost } from '../../shared/search/cost.js';
 import { FilterClause, type Filter } from '../../shared/search/filter.js';
 import { searchIndex } from '../../shared/search/searcher.js';
 import { MemoryPostingStorage } from '../../shared/search/storage.js';
@@ -96,6 +96,36 @@ test('a filter whose first candidates misjudged it is read no further than FILTE
   expect(calls.atMost).toEqual([FILTER_LIST_MAX]);
   expect(calls.matches).toBe(FILTER_SAMPLE + 3);
   expect(members.length).toBeGreaterThan(FILTER_LIST_MAX);
+});
+
+test("a lead's try that read FILTER_LIST_MAX and found more is not followed by a read of the whole list", () => {
+  // One document in 50 of a million: more than FILTER_LIST_MAX, though 1 of the first 64 candidates passes.
+  const members = Array.from({ length: FILTER_LIST_MAX + 10 }, (_, i) => 50 * (i + 1));
+  const { filter, calls } = countingFilter(members);
+  const clause = new FilterClause(filter, 1_000_000);
+  expect(clause.lead(1e9, 1)).toBeNull();
+  expect(calls.atMost).toEqual([FILTER_LEAD_MAX]);
+  expect(FILTER_LEAD_MAX).toBe(FILTER_LIST_MAX);
+  // The sample would estimate it at 15 625 documents, under FILTER_LIST_MAX: it is checked one by one all the same.
+  for (let doc = 1; doc <= FILTER_SAMPLE; doc++) clause.accepts(doc);
+  expect(clause.accepts(100)).toBe(true);
+  expect(clause.accepts(101)).toBe(false);
+  expect(calls.atMost).toEqual([FILTER_LEAD_MAX]);
+  expect(calls.matches).toBe(FILTER_SAMPLE + 2);
+});
+
+test("a search reads at most filterListReadMost documents of a filter's list: the lead's try and the list read whole", () => {
+  // No lead's try up to CLAUSE_AT_DOCUMENT_COST postings: the whole list's read at most.
+  expect(filterLeadMost(CLAUSE_AT_DOCUMENT_COST, 1)).toBe(0);
+  expect(filterListReadMost(CLAUSE_AT_DOCUMENT_COST)).toBe(FILTER_LIST_MAX + 1);
+  // A try of 99 (and one past it), then the list.
+  expect(filterListReadMost(100 * CLAUSE_AT_DOCUMENT_COST)).toBe(100 + FILTER_LIST_MAX + 1);
+  expect(filterListReadMost(1e9)).toBe(FILTER_LEAD_MAX + 1 + FILTER_LIST_MAX + 1);
+  // It grows with the postings, so a bound of them bounds it, whatever the clauses.
+  for (let postings = 0; postings < 300_000; postings += 997) {
+    expect(filterListReadMost(postings + 997)).toBeGreaterThanOrEqual(filterListReadMost(postings));
+    for (const clauses of [1, 2, 5]) expect(Math.max(0, filterLeadMost(postings, clauses) + 1) + FILTER_LIST_MAX + 1).toBeLessThanOrEqual(filterListReadMost(postings));
+  }
 });
 
 test('a listed filter with a further condition still checks it, document by document and window by window', () => {

@@ -6,7 +6,7 @@ import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/l
 import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, SqliteSearchPool, type InlineSearches, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
 import { newestRecordsSql } from '../../shared/adapters/local/search-index.js';
 import { AppError } from '../../shared/domain/errors.js';
-import { FILTER_LIST_READ_MOST, POSITION_COST } from '../../shared/search/cost.js';
+import { filterListReadMost, POSITION_COST } from '../../shared/search/cost.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
 import { newRecord } from '../../shared/domain/record.js';
 import type { SearchQuery } from '../../shared/ports.js';
@@ -291,11 +291,11 @@ describe("searches on the caller's thread", () => {
     expect(work(TENANT, query('"item 17"'))).toBe(201 + (200 + 2) * POSITION_COST);
     expect(work(TENANT, query('17', { type: 'fact' }))).toBe(1);
     // By agent: up to FILTER_SAMPLE postings, their candidates are asked one by one; past that, the agent's
-    // records may be read too, at most FILTER_LIST_READ_MOST of them, however many the agent has.
+    // records may be read too, at most filterListReadMost of them, however many the agent has.
     expect(work(TENANT, query('17', { agent_id: 'agent-1' }))).toBe(1);
     expect(work(TENANT, query('invoice', { agent_id: 'agent-1' }))).toBe(25);
-    expect(work(TENANT, query('note', { agent_id: 'agent-1' }))).toBe(200 + FILTER_LIST_READ_MOST);
-    expect(work(TENANT, query('note', { agent_id: 'agent-nobody' }))).toBe(200 + FILTER_LIST_READ_MOST);
+    expect(work(TENANT, query('note', { agent_id: 'agent-1' }))).toBe(200 + filterListReadMost(200));
+    expect(work(TENANT, query('note', { agent_id: 'agent-nobody' }))).toBe(200 + filterListReadMost(200));
     expect(work(TENANT, query('zebra-never-stored'))).toBe(0);
     expect(work(TENANT, query('17 18 19 20'))).toBe(Infinity); // more clauses than maxClauses
     expect(work('0193a000-0000-7000-8000-00000000ffff', query('note'))).toBe(0); // a tenant with no records

@@ -7,7 +7,7 @@ import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { filterConditions, toSearchHit, type SearchRow } from './rows.js';
-import { FILTER_EXCLUDED_MAX, FILTER_LIST_READ_MOST, FILTER_SAMPLE, searchCost } from '../../search/cost.js';
+import { FILTER_EXCLUDED_MAX, FILTER_SAMPLE, filterListReadMost, searchCost } from '../../search/cost.js';
 import type { Filter } from '../../search/filter.js';
 import { clausesOf } from '../../search/query.js';
 import { searchScored } from '../../search/searcher.js';
@@ -152,7 +152,7 @@ export class SqliteSearchIndex implements SearchIndex {
    *   to, and asks the filters about no more records than that; a phrase also reads its words' positions, which
    *   the bound adds from the block metas (shared/search/cost.ts). A search by agent may also read the agent's
    *   records from their index (their seq: to lead the search when they are few, and to list them once 64
-   *   candidates have been checked one by one), at most FILTER_LIST_READ_MOST of them (filter.ts), each
+   *   candidates have been checked one by one), at most filterListReadMost of them (cost.ts), each
    *   counted as a posting (about 0.15 µs each; decoding and scoring a posting 0.02 to 0.13). The frequencies
    *   are the index's (one indexed lookup a term) and the tail's counts, nothing is copied, and counting stops
    *   once the bound passes `limit`; a query with more than `maxClauses` words and phrases is not counted
@@ -170,7 +170,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const work = searchCost(storage, tenantId, clauses, tail, limit);
     // A search of at most FILTER_SAMPLE postings checks its candidates one by one and never lists the agent's
     // records (and leads by at most one of them, filterLeadMost).
-    return query.agent_id === undefined || query.agent_id === null || work <= FILTER_SAMPLE ? work : work + FILTER_LIST_READ_MOST;
+    return query.agent_id === undefined || query.agent_id === null || work <= FILTER_SAMPLE ? work : work + filterListReadMost(work);
   }
 
   private newestRows(tenantId: string, query: SearchQuery): SearchRow[] {
