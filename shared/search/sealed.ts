@@ -138,6 +138,7 @@ export class SealedDocs {
   docs = new Uint32Array(256);
   private bytes: Uint8Array = new Uint8Array(0);
   private tfAt = 0;
+  private tfBAt = 0;
   private tfWide = false;
   private lenTAt = 0;
   private lenTWide = false;
@@ -154,7 +155,8 @@ export class SealedDocs {
     this.bytes = scores;
     this.tfAt = decodeDocs(scores, count, this.docs);
     this.tfWide = tfW > 1;
-    this.lenTAt = this.tfAt + 2 * count * tfW;
+    this.tfBAt = this.tfAt + count * tfW;
+    this.lenTAt = this.tfBAt + count * tfW;
     this.lenTWide = ((codes >> 4) & 3) > 0;
     this.lenBAt = this.lenTAt + count * (this.lenTWide ? 2 : 1);
     this.lenBWide = ((codes >> 6) & 3) > 0;
@@ -165,7 +167,7 @@ export class SealedDocs {
     return read16(this.bytes, this.tfAt, this.tfWide, i);
   }
   tfB(i: number): number {
-    return read16(this.bytes, this.tfAt + this.count * (this.tfWide ? 2 : 1), this.tfWide, i);
+    return read16(this.bytes, this.tfBAt, this.tfWide, i);
   }
   lenT(i: number): number {
     return read16(this.bytes, this.lenTAt, this.lenTWide, i);

@@ -11,13 +11,13 @@ export interface SearchRequest {
   query: SearchQuery;
 }
 
-/** The answer to one SearchRequest: flat rows (never a caller's nested value), or why it failed. */
 /** What a search thread is started with. */
 export interface SearchWorkerData {
   file: string;
   blockCacheBytes: number | undefined;
 }
 
+/** The answer to one SearchRequest: flat rows (never a caller's nested value), or why it failed. */
 export type SearchReply = { id: number; rows: SearchRow[] } | { id: number; error: string };
 
 if (!parentPort) throw new Error('search-worker.ts runs as a worker thread of SqliteSearchPool');
