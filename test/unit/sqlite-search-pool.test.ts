@@ -340,6 +340,23 @@ describe("searches on the caller's thread", () => {
     }
   });
 
+  test('a search without q by a type or a client checks each record it walks on the index entry, and reads only the rows that match', () => {
+    // SQLite's program: the index cursor walks; the table's row is sought lazily (DeferredSeek) and read only
+    // once a column of the row itself is needed. Every filter must be compared before that first read.
+    const shapes: Partial<SearchQuery>[] = [{ type: 'fact' }, { client: 'Acme' }, { type: 'fact', client: 'Acme' }, { agent_id: 'agent-1', client: 'Acme' }, { client: 'Acme', since: '2026-01-01T00:00:00.000Z' }];
+    for (const filters of shapes) {
+      const { sql, values } = newestRecordsSql(query(null, filters));
+      const program = adapters.db.prepare(`EXPLAIN ${sql}`).all(TENANT, ...values, 10) as { opcode: string; p1: number; p3: number }[];
+      const seek = program.findIndex((op) => op.opcode === 'DeferredSeek');
+      expect(seek).toBeGreaterThan(0);
+      const table = program[seek]!.p3;
+      const firstRowRead = program.findIndex((op, i) => i > seek && op.opcode === 'Column' && op.p1 === table);
+      const compared = program.slice(seek, firstRowRead).filter((op) => op.opcode === 'Ne').length;
+      const filtersOnEntry = ['type', 'client'].filter((f) => f in filters).length;
+      expect({ filters, compared }).toEqual({ filters, compared: filtersOnEntry });
+    }
+  });
+
   test('a long phrase over a record of one word repeated costs its positions, once for each word of the phrase: never on the caller\'s thread', async () => {
     const hostile = '0193a000-0000-7000-8000-0000000000ee';
     const body = 'x '.repeat(32_000).trim();

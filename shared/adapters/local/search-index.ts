@@ -147,7 +147,8 @@ export class SqliteSearchIndex implements SearchIndex {
    *   test/unit/sqlite-search-pool.test.ts): bounded by the limit, as without filters (the superseded records
    *   it passes over apart, in both). With a type or a client it is unbounded: no index has them in that
    *   order, so it walks the tenant's newest records until `limit` of them match (a rare type in a large
-   *   tenant).
+   *   tenant), each checked on the index's entry, which ends in the type and the client (migration 12), and
+   *   its row read only if it matches.
    * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
    *   to, and asks the filters about no more records than that; a phrase also reads its words' positions, which
    *   the bound adds from the block metas (shared/search/cost.ts). A search by agent may also read the agent's
