@@ -51,7 +51,9 @@ test('a version-2 database is indexed on open, with progress lines, and every re
   const lines: string[] = [];
   const sqlite = openSqliteAdapters(file, { progress: (line) => lines.push(line) });
   try {
-    expect(lines[0]).toBe('building the search index of 12000 records');
+    expect(lines[0]).toBe(`database: migrating from schema version 2 to ${MIGRATIONS.length}`);
+    expect(lines[1]).toMatch(new RegExp(`^database: migrated to schema version ${MIGRATIONS.length} in \\d+\\.\\d s$`));
+    expect(lines[2]).toBe('building the search index of 12000 records');
     expect(lines.some((l) => /^search index: 5000 of 12000 records \(42 %\)$/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/^search index built: 12000 records in \d+\.\d s$/);
     expect(sqlite.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'records_fts'").pluck().get()).toBe(0);

@@ -30,7 +30,7 @@ export interface SqliteAdaptersOptions {
   /**
    * Given, the process is the one that serves searches (the server): a large backlog of records above the
    * search index's merge mark (an upgraded database) is merged before anything else, with `progress` lines
-   * (search-merge.ts, mergeBacklogAtOpen). Other processes (the admin CLI, a benchmark that looks at the
+   * (search-merge.ts, mergeBacklogAtOpen), and an upgrade's migrations are told there too (database.ts). Other processes (the admin CLI, a benchmark that looks at the
    * server's file) leave merging to the server.
    */
   progress?: (line: string) => void;
@@ -42,7 +42,7 @@ export interface SqliteAdaptersOptions {
 
 /** Opens the database file (creating it unless `mustExist`, and migrating it) and builds the adapters on it. */
 export function openSqliteAdapters(file: string, options: SqliteAdaptersOptions = {}): SqliteAdapters {
-  const db = openDatabase(file, { mustExist: options.mustExist ?? false });
+  const db = openDatabase(file, { mustExist: options.mustExist ?? false, progress: options.progress });
   if (options.progress) mergeBacklogAtOpen(db, options.progress);
   const usage = new SqliteUsageMeter(db);
   const merger = options.merger?.(db) ?? new InlineMerger(db);
