@@ -20,10 +20,34 @@ import { TailCache } from './tail-cache.js';
  * each as a search row of rank 0, and its values after the tenant's id (the limit follows them). The
  * search pool's cost bound relies on how SQLite plans it (`workOf`).
  */
-export function newestRecordsSql(query: SearchQuery): { sql: string; values: unknown[] } {
-  const { where, values } = filterConditions(query);
-  return { sql: `SELECT r.*, 0 AS rank FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
+export function newestRecordsSql(query: SearchQuery, { from = false }: { from?: boolean } = {}): { sql: string; values: unknown[] } {
+  if (!from) {
+    const { where, values } = filterConditions(query);
+    return { sql: `SELECT r.*, 0 AS rank FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
+  }
+  // The records newer than one of the range (its created_at and id follow the values), newest first: the range
+  // of the same index from the top down to that record, which makes the `since` it is within needless. Named, since
+  // with the record's bound SQLite may plan the tenant's index for an agent's search, walking every agent's.
+  const { where, values } = filterConditions({ ...query, since: undefined });
+  return {
+    sql: `SELECT r.*, 0 AS rank FROM records r INDEXED BY ${newestIndexOf(query)} WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} AND (r.created_at, r.id) > (?, ?) ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+    values,
+  };
 }
+
+/**
+ * The statement that finds where a walk of the newest `walk` records of a search without `q` stops (its
+ * OFFSET is `walk`): the next record of the index range it walks (the tenant's, or the agent's, within its
+ * times), whatever the type, client or supersedes; none when the range has no more than `walk`. SQLite reads
+ * `walk` + 1 entries of the index, nothing else.
+ */
+export function newestEdgeSql(query: SearchQuery): { sql: string; values: unknown[] } {
+  const { where, values } = filterConditions({ agent_id: query.agent_id, since: query.since, until: query.until, include_superseded: true });
+  return { sql: `SELECT r.created_at, r.id FROM records r INDEXED BY ${newestIndexOf(query)} WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT 1 OFFSET ?`, values };
+}
+
+/** The index a search without `q` walks: the tenant's records by time, or the agent's. */
+const newestIndexOf = (query: SearchQuery) => (query.agent_id === undefined || query.agent_id === null ? 'records_tenant_created' : 'records_tenant_agent_created');
 
 /** What a search of one tenant reads first, in its snapshot: its tail, the merge mark, whether it has superseded records. */
 interface TenantState {
@@ -40,6 +64,17 @@ function newestWork(query: SearchQuery): number {
   const none = (value: unknown) => value === undefined || value === null;
   return none(query.type) && none(query.client) ? query.limit : Infinity;
 }
+
+/**
+ * How many of the newest records a search without `q` by a type or a client walks on the caller's thread
+ * (`searchWithin`) before it leaves the search to a search thread's walk, which has no bound. Each is one
+ * index entry, checked on the entry (migration 12), and the search's bound of work counts it as a posting.
+ * 256 hold the 20 newest of a type or a client of one record in 10, the benchmark's usual case, and take
+ * some 0.1 ms with the rows; a walk of 4 096 answered more of its searches there (129 of 149 at a million
+ * records, against 89) but kept the server's thread from the others longer, which at concurrency 8 cost
+ * more than it saved (docs/benchmarks.md).
+ */
+export const NEWEST_WALK = 256;
 
 /**
  * The most a search connection keeps of the sealed blocks it has read, between searches (block-cache.ts,
@@ -66,6 +101,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly tails: TailCache;
   private readonly state: Statement;
   private readonly excludedMax: number;
+  private readonly newestWalk: number;
   /** Runs `run` in one read transaction (a snapshot of the database). */
   private readonly inSnapshot: <T>(run: () => T) => T;
 
@@ -73,13 +109,19 @@ export class SqliteSearchIndex implements SearchIndex {
    * `excludedMax`: the most superseded records of a tenant a search leaves out by a list read before it
    * (FILTER_EXCLUDED_MAX); with more, the filter checks them one candidate at a time. Tests set it low to
    * check that way on a few records. `blockCacheBytes`: the budget of the blocks kept between searches
-   * (BLOCK_CACHE_BYTES; 0 keeps none).
+   * (BLOCK_CACHE_BYTES; 0 keeps none). `newestWalk`: how many records a search without `q` by a type or a
+   * client walks on the caller's thread (NEWEST_WALK unless given; tests walk a few).
    */
   constructor(
     private readonly db: Db,
-    { excludedMax = FILTER_EXCLUDED_MAX, blockCacheBytes = BLOCK_CACHE_BYTES }: { excludedMax?: number; blockCacheBytes?: number } = {},
+    {
+      excludedMax = FILTER_EXCLUDED_MAX,
+      blockCacheBytes = BLOCK_CACHE_BYTES,
+      newestWalk = NEWEST_WALK,
+    }: { excludedMax?: number; blockCacheBytes?: number; newestWalk?: number } = {},
   ) {
     this.excludedMax = excludedMax;
+    this.newestWalk = newestWalk;
     this.postings = new SqlitePostingStorage(db, { cacheBytes: blockCacheBytes });
     this.tails = new TailCache(db);
     // With whether the tenant has superseded records at all: one probe of their partial index, in the statement
@@ -127,7 +169,10 @@ export class SqliteSearchIndex implements SearchIndex {
    */
   searchWithin(tenantId: string, query: SearchQuery, most: number): SearchHit[] | undefined {
     const text = query.text;
-    if (text === null) return newestWork(query) <= most ? this.inSnapshot(() => this.newestRows(tenantId, query)).map(toSearchHit) : undefined;
+    if (text === null) {
+      if (newestWork(query) <= most) return this.inSnapshot(() => this.newestRows(tenantId, query)).map(toSearchHit);
+      return this.newestWalk <= most ? this.inSnapshot(() => this.newestWithin(tenantId, query))?.map(toSearchHit) : undefined;
+    }
     const rows = this.inSnapshot(() => {
       const state = this.tailOf(tenantId);
       const reads = new SnapshotReads(this.postings);
@@ -148,7 +193,8 @@ export class SqliteSearchIndex implements SearchIndex {
    *   it passes over apart, in both). With a type or a client it is unbounded: no index has them in that
    *   order, so it walks the tenant's newest records until `limit` of them match (a rare type in a large
    *   tenant), each checked on the index's entry, which ends in the type and the client (migration 12), and
-   *   its row read only if it matches.
+   *   its row read only if it matches. (`searchWithin` walks at most NEWEST_WALK of them, and answers only
+   *   when that is enough.)
    * - With `q`, the engine reads no more postings than the document frequencies of the query's terms add up
    *   to, and asks the filters about no more records than that; a phrase also reads its words' positions, which
    *   the bound adds from the block metas (shared/search/cost.ts). A search by agent may also read the agent's
@@ -172,6 +218,21 @@ export class SqliteSearchIndex implements SearchIndex {
     // A search of at most FILTER_SAMPLE postings checks its candidates one by one and never lists the agent's
     // records (and leads by at most one of them, filterLeadMost).
     return query.agent_id === undefined || query.agent_id === null || work <= FILTER_SAMPLE ? work : work + filterListReadMost(work);
+  }
+
+  /**
+   * A search without `q` by a type or a client, walking no more than the `newestWalk` newest records of its
+   * range: its rows when they are all there (`limit` of them, or the range holds no more records than the
+   * walk), else undefined, and a search thread walks on. The newest `limit` records that match among the
+   * newest `newestWalk` are the newest `limit` that match at all, so the answer is the unbounded walk's.
+   */
+  private newestWithin(tenantId: string, query: SearchQuery): SearchRow[] | undefined {
+    const edge = newestEdgeSql(query);
+    const from = newestRecordsSql(query, { from: true });
+    const next = this.statement(edge.sql).get(tenantId, ...edge.values, this.newestWalk) as { created_at: string; id: string } | undefined;
+    if (!next) return this.newestRows(tenantId, query);
+    const rows = this.statement(from.sql).all(tenantId, ...from.values, next.created_at, next.id, query.limit) as SearchRow[];
+    return rows.length === query.limit ? rows : undefined;
   }
 
   private newestRows(tenantId: string, query: SearchQuery): SearchRow[] {
