@@ -18,16 +18,17 @@ import { TailCache } from './tail-cache.js';
 /**
  * The statement of a search without `q`: the tenant's newest records that pass the filters, newest first,
  * each as a search row of rank 0, and its values after the tenant's id (the limit follows them). The
- * search pool's cost bound relies on how SQLite plans it (`workOf`).
+ * search pool's cost bound relies on how SQLite plans it (`workOf`). `from`: only the records newer than a
+ * record of the range, whose created_at and id follow the values (`newestWithin`).
  */
 export function newestRecordsSql(query: SearchQuery, { from = false }: { from?: boolean } = {}): { sql: string; values: unknown[] } {
   if (!from) {
     const { where, values } = filterConditions(query);
     return { sql: `SELECT r.*, 0 AS rank FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
   }
-  // The records newer than one of the range (its created_at and id follow the values), newest first: the range
-  // of the same index from the top down to that record, which makes the `since` it is within needless. Named, since
-  // with the record's bound SQLite may plan the tenant's index for an agent's search, walking every agent's.
+  // The range of the same index from the top down to that record, which makes the `since` it is within
+  // needless. The index is named: with the record's bound, SQLite may plan the tenant's index for an agent's
+  // search, walking every agent's records (test/unit/newest-walk.test.ts holds the plans).
   const { where, values } = filterConditions({ ...query, since: undefined });
   return {
     sql: `SELECT r.*, 0 AS rank FROM records r INDEXED BY ${newestIndexOf(query)} WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} AND (r.created_at, r.id) > (?, ?) ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
