@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
-import { newestEdgeSql, newestRecordsSql, SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
+import { newestEdgeSql, newestRecordsSql, newestWalkWork, SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
 import { newRecord, type RecordType, type StoredRecord } from '../../shared/domain/record.js';
 import type { SearchQuery } from '../../shared/ports.js';
 
@@ -68,8 +68,8 @@ function walkProperty(walked: (walk: number) => number = (walk) => walk) {
         if (supersededBy) adapters.db.prepare('UPDATE records SET superseded_by = ? WHERE id = ?').run(supersededBy, record.id);
         records.push({ ...record, superseded_by: supersededBy });
       }
-      const most = walked(walk);
-      const index = new SqliteSearchIndex(adapters.db, { newestWalk: most });
+      const index = new SqliteSearchIndex(adapters.db, { newestWalk: walked(walk) });
+      const most = newestWalkWork(walked(walk));
       for (const q of queries) {
         const query: SearchQuery = { text: null, ...q };
         const full = await index.search(TENANT, query);

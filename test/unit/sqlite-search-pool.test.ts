@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { IDLE_INLINE_MAX_POSTINGS, INLINE_MAX_POSTINGS, SqliteSearchPool, type InlineSearches, type SearchPoolOptions } from '../../shared/adapters/local/search-pool.js';
-import { NEWEST_WALK, newestRecordsSql } from '../../shared/adapters/local/search-index.js';
+import { NEWEST_WALK, newestRecordsSql, newestWalkWork } from '../../shared/adapters/local/search-index.js';
 import { AppError } from '../../shared/domain/errors.js';
 import { filterListReadMost, POSITION_COST } from '../../shared/search/cost.js';
 import { parseQuery } from '../../shared/domain/query-parse.js';
@@ -309,11 +309,15 @@ describe("searches on the caller's thread", () => {
       expect(asText(adapters.search.searchWithin(TENANT, q, bound))).toBe(asText(await adapters.search.search(TENANT, q)));
       expect(adapters.search.searchWithin(TENANT, q, bound - 1)).toBeUndefined();
     }
-    // Without q, by a type: the newest NEWEST_WALK records at most are walked, and here the 10 are among them.
+    // Without q, by a type: the newest NEWEST_WALK records at most are walked, and here the 10 are among them;
+    // the walk is more than the hop's cost, so it runs on the caller's thread only when that is idle.
     const byType = query(null, { type: 'fact' });
-    expect(adapters.search.searchWithin(TENANT, byType, NEWEST_WALK - 1)).toBeUndefined();
-    expect(asText(adapters.search.searchWithin(TENANT, byType, NEWEST_WALK))).toBe(asText(await adapters.search.search(TENANT, byType)));
-    expect(adapters.search.searchWithin(TENANT, query(null, { client: 'nobody' }), NEWEST_WALK)).toEqual([]);
+    const walk = newestWalkWork(NEWEST_WALK);
+    expect(walk).toBeGreaterThan(INLINE_MAX_POSTINGS);
+    expect(walk).toBeLessThanOrEqual(IDLE_INLINE_MAX_POSTINGS);
+    expect(adapters.search.searchWithin(TENANT, byType, walk - 1)).toBeUndefined();
+    expect(asText(adapters.search.searchWithin(TENANT, byType, walk))).toBe(asText(await adapters.search.search(TENANT, byType)));
+    expect(adapters.search.searchWithin(TENANT, query(null, { client: 'nobody' }), walk)).toEqual([]);
     expect(adapters.search.searchWithin(TENANT, query('17 18 19 20 21 22 23 24 25'), Number.MAX_SAFE_INTEGER)).toBeUndefined();
   });
 

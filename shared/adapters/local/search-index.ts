@@ -69,13 +69,18 @@ function newestWork(query: SearchQuery): number {
 /**
  * How many of the newest records a search without `q` by a type or a client walks on the caller's thread
  * (`searchWithin`) before it leaves the search to a search thread's walk, which has no bound. Each is one
- * index entry, checked on the entry (migration 12), and the search's bound of work counts it as a posting.
+ * index entry, checked on the entry (migration 12), read once to find where the walk ends and once to walk
+ * it: the bound of work counts each read as a posting (`newestWalkWork`), more than the hop's cost, so the
+ * walk runs on the caller's thread only when no other search runs or waits (search-pool.ts).
  * 256 hold the 20 newest of a type or a client of one record in 10, the benchmark's usual case, and take
  * some 0.1 ms with the rows; a walk of 4 096 answered more of its searches there (129 of 149 at a million
  * records, against 89) but kept the server's thread from the others longer, which at concurrency 8 cost
  * more than it saved (docs/benchmarks.md).
  */
 export const NEWEST_WALK = 256;
+
+/** The work of a walk of `walk` records (NEWEST_WALK): the entries read to find its end, then walked. */
+export const newestWalkWork = (walk: number) => 2 * walk + 1;
 
 /**
  * The most a search connection keeps of the sealed blocks it has read, between searches (block-cache.ts,
@@ -172,7 +177,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const text = query.text;
     if (text === null) {
       if (newestWork(query) <= most) return this.inSnapshot(() => this.newestRows(tenantId, query)).map(toSearchHit);
-      return this.newestWalk <= most ? this.inSnapshot(() => this.newestWithin(tenantId, query))?.map(toSearchHit) : undefined;
+      return newestWalkWork(this.newestWalk) <= most ? this.inSnapshot(() => this.newestWithin(tenantId, query))?.map(toSearchHit) : undefined;
     }
     const rows = this.inSnapshot(() => {
       const state = this.tailOf(tenantId);
