@@ -4,7 +4,7 @@ import { rankFromScore } from '../../shared/domain/rank.js';
 import type { SearchQuery } from '../../shared/ports.js';
 import { indexProblems } from '../support/index-invariants.js';
 import { oracleBest, oracleSearch } from '../support/search-oracle.js';
-import { AGENTS, BASE, BULK_WORD, TENANTS, type Model, type ModelRecord, type Real } from './model-parts.js';
+import { AGENTS, BASE, BULK_WORD, TENANTS, TYPES, type Model, type ModelRecord, type Real } from './model-parts.js';
 
 /** The queries whose top `limit` must be the oracle's; the bulk imports' word's deep, for a search reads its blocks whole. */
 const QUERIES: { q: string; limit: number }[] = [
@@ -12,6 +12,8 @@ const QUERIES: { q: string; limit: number }[] = [
   { q: BULK_WORD, limit: 100 },
 ];
 const current = (x: ModelRecord) => x.superseded_by === null;
+/** Newest first, as a search without `q` answers: by created_at, then id. */
+const newestFirst = (a: ModelRecord, b: ModelRecord) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
 
 /**
  * Every check of the search index's model, after every command:
@@ -20,6 +22,8 @@ const current = (x: ModelRecord) => x.superseded_by === null;
  *   (on every searcher) while it is current, and only with include_superseded once superseded;
  * - the top 5 of a few queries, plain, by agent, with `since`, with `until`, and with superseded records, equals the
  *   brute-force oracle's over every live record (a superseded record still counts in the statistics);
+ * - without `q`, the 3 newest records of each type, alone and by agent, with superseded records and without,
+ *   are the model's (an update may change a record's type);
  * - no gone record or word is returned by anything, superseded records included.
  */
 export async function checkAll(m: Model, r: Real): Promise<void> {
@@ -66,6 +70,18 @@ export async function checkAll(m: Model, r: Real): Promise<void> {
       { name: 'superseded too', query: { include_superseded: true }, accept: () => true },
       { name: 'agent, superseded too', query: { agent_id: AGENTS[1], include_superseded: true }, accept: (x) => x.agent === AGENTS[1] },
     ];
+    for (const type of TYPES) {
+      for (const agent of [undefined, AGENTS[1]]) {
+        for (const include_superseded of [false, true]) {
+          const passes = (x: ModelRecord) => x.type === type && (agent === undefined || x.agent === agent) && (include_superseded || current(x));
+          const expected = live.filter(passes).sort(newestFirst).slice(0, 3).map((x) => x.id);
+          for (const [name, search] of searchers) {
+            const hits = await search.search(tenantId, { text: null, type, agent_id: agent, include_superseded, limit: 3 });
+            same([name, 'newest', type, agent, include_superseded, hits.map((h) => h.id)], [name, 'newest', type, agent, include_superseded, expected]);
+          }
+        }
+      }
+    }
     for (const { q, limit } of QUERIES) {
       const text = parseQuery(q)!;
       for (const f of filters) {
