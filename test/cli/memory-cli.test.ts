@@ -243,8 +243,12 @@ describe('the memory CLI: get, list, delete, forget and export', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(230);
     const records = lines.map((line) => JSON.parse(line) as { id: string; agent_id: string; classification: unknown });
-    expect(records.map((r) => r.id)).toEqual(ids);
-    expect(records[0]).toEqual(expect.objectContaining({ agent_id: 'cli-export', title: 'Exported record 0' }));
+    // Oldest first is the listing's order, by created_at then id: records written in the same millisecond
+    // come in the order of their ids, whatever order they were written in. A UUIDv7 starts with its
+    // record's created_at, to the millisecond, so that order is the ids' own.
+    const oldestFirst = [...ids].sort();
+    expect(records.map((r) => r.id)).toEqual(oldestFirst);
+    expect(records[0]).toEqual(expect.objectContaining({ agent_id: 'cli-export', title: `Exported record ${ids.indexOf(oldestFirst[0]!)}` }));
     expect(Object.keys(records[0]!).sort()).toEqual(['agent_id', 'body', 'classification', 'client', 'created_at', 'id', 'metadata', 'superseded_by', 'title', 'type', 'updated_at', 'version']);
 
     const [signals, none] = await Promise.all([cli(['export', '--agent', 'cli-export', '--type', 'signal', '--progress']), cli(['export', '--agent', 'nobody'])]);
