@@ -1,5 +1,6 @@
 import { expect } from '@jest/globals';
 import { parseQuery } from '../../shared/domain/query-parse.js';
+import { positionBefore } from '../../shared/domain/listing.js';
 import { rankFromScore } from '../../shared/domain/rank.js';
 import type { SearchQuery } from '../../shared/ports.js';
 import { indexProblems } from '../support/index-invariants.js';
@@ -12,8 +13,8 @@ const QUERIES: { q: string; limit: number }[] = [
   { q: BULK_WORD, limit: 100 },
 ];
 const current = (x: ModelRecord) => x.superseded_by === null;
-/** Newest first, as a search without `q` answers: by created_at, then id. */
-const newestFirst = (a: ModelRecord, b: ModelRecord) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+/** Newest first, as a search without `q` answers: by created_at, then id (the listing's order, reversed). */
+const newestFirst = (a: ModelRecord, b: ModelRecord) => (positionBefore(a, b) ? 1 : -1);
 
 /**
  * Every check of the search index's model, after every command:

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/local/index.js';
 import { newestEdgeSql, newestRecordsSql, newestWalkWork, SqliteSearchIndex } from '../../shared/adapters/local/search-index.js';
+import { matchesFilters, positionBefore } from '../../shared/domain/listing.js';
 import { newRecord, type RecordType, type StoredRecord } from '../../shared/domain/record.js';
 import type { SearchQuery } from '../../shared/ports.js';
 
@@ -40,18 +41,15 @@ const queryArb = fc
 
 const walkArb = fc.integer({ min: 1, max: 12 });
 
-/** The newest first, as the index orders them: by created_at, then id. */
-const newestFirst = (a: StoredRecord, b: StoredRecord) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+/** The newest first, as the index orders them: by created_at, then id (the listing's order, reversed). */
+const newestFirst = (a: StoredRecord, b: StoredRecord) => (positionBefore(a, b) ? 1 : -1);
 
 /** What the walk answers, by the model: whether the range ends within it, or its newest hold `limit` matches. */
 function modelAnswer(records: StoredRecord[], q: SearchQuery, walk: number): 'answered' | 'left to the threads' {
-  const range = records
-    .filter((r) => r.tenant_id === TENANT && (q.agent_id === undefined || r.agent_id === q.agent_id))
-    .filter((r) => (q.since === undefined || r.created_at >= q.since) && (q.until === undefined || r.created_at < q.until))
-    .sort(newestFirst);
-  const matches = (r: StoredRecord) =>
-    (q.type === undefined || r.type === q.type) && (q.client === undefined || r.client === q.client) && (q.include_superseded === true || r.superseded_by === null);
-  return range.length <= walk || range.slice(0, walk).filter(matches).length >= q.limit ? 'answered' : 'left to the threads';
+  const { agent_id, since, until } = q;
+  const range = records.filter((r) => r.tenant_id === TENANT && matchesFilters(r, { agent_id: agent_id ?? undefined, since, until, include_superseded: true })).sort(newestFirst);
+  const filters = { type: q.type ?? undefined, client: q.client ?? undefined, include_superseded: q.include_superseded === true ? (true as const) : undefined };
+  return range.length <= walk || range.slice(0, walk).filter((r) => matchesFilters(r, filters)).length >= q.limit ? 'answered' : 'left to the threads';
 }
 
 /** The property, with the index given `walked` for the model's `walk` (the same, unless a test plants a bug). */
