@@ -69,6 +69,11 @@ export function clauseScore(w: ClauseWeight, tfT: number, tfB: number, lenT: num
  * a score within that of `floor`: a caller that prunes by it gives a floor lower than its threshold by more.
  */
 export function surelyBelow(w: ClauseWeight, tfT: number, tfB: number, lenT: number, lenB: number, floor: number): boolean {
-  const tf = w.titleWeight * tfT + tfB;
-  return w.top * tf < floor * (tf + w.norm + w.perWord * (w.titleWeight * lenT + lenB));
+  return surelyBelowOf(w.titleWeight, w.top, w.norm, w.perWord, tfT, tfB, lenT, lenB, floor);
+}
+
+/** surelyBelow with the weight's constants given one by one, for a loop that reads them once (searcher.ts `nextAbove`). */
+export function surelyBelowOf(titleWeight: number, top: number, norm: number, perWord: number, tfT: number, tfB: number, lenT: number, lenB: number, floor: number): boolean {
+  const tf = titleWeight * tfT + tfB;
+  return top * tf < floor * (tf + norm + perWord * (titleWeight * lenT + lenB));
 }

@@ -5,7 +5,7 @@ import { contains, indexOf, lowerBound, phrasePostings, termPostings, type TermP
 import { fullColumns, type FullColumns } from './sealed.js';
 import { clauseBoost, clausesOf, type Clause, type TextQuery } from './query.js';
 import { DEFAULT_RANKING, type Bm25Params } from './ranking.js';
-import { clauseScore, clauseWeight, idf, surelyBelow, type CollectionStats } from './scoring.js';
+import { clauseScore, clauseWeight, idf, surelyBelowOf, type ClauseWeight, type CollectionStats } from './scoring.js';
 import { bestScore } from './best.js';
 import type { PostingStorage } from './storage.js';
 import { EMPTY_TAIL, type Tail } from './tail.js';
@@ -419,7 +419,7 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
   const most = s.rest[0]!;
   const contributions = s.contributions;
   // The top k changes only when a candidate is offered: its state is read again after each. Most postings
-  // are dropped by the bound, which is tested first without the score's division (`surelyBelow`), against a
+  // are dropped by the bound, which is tested first without the score's division (`nextAbove`), against a
   // floor lower than the bound's by far more than either rounds; those it keeps are tested exactly.
   let full = top.full;
   let threshold = top.threshold;
@@ -428,9 +428,10 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
     const b = s.blocks[0]!;
     const { docs, tfT, tfB, lenT, lenB } = b;
     for (let p = s.position[0]!; p < b.count; p++) {
+      // Once the top k is full, on to the next posting that may reach the floor (or is past the window).
+      if (full && (p = nextAbove(b, p, end, w, floor)) === b.count) break;
       const doc = docs[p]!;
       if (doc > end) return;
-      if (full && surelyBelow(w, tfT[p]!, tfB[p]!, lenT[p]!, lenB[p]!, floor)) continue;
       const score = clauseScore(w, tfT[p]!, tfB[p]!, lenT[p]!, lenB[p]!);
       if (full && below(score + most, threshold)) continue;
       for (let i = 0; i < contributions.length; i++) contributions[i] = 0;
@@ -444,6 +445,19 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
     nextBlockIfDone(s, c, 0, end);
     if (s.blocks[0] === NO_DOCS) return;
   }
+}
+
+/**
+ * The first posting of `b` from `p` on that is past `end` or not surely below `floor` (`surelyBelowOf`);
+ * `b.count` if none. The loop over most of a common word's postings: it reads the weight's constants once,
+ * where reading them from the weight at each posting cost a tenth of a search of common words
+ * (bench/engine-profile.ts --ab at a million records: 0.86 to 0.92 of the time).
+ */
+function nextAbove(b: ScoreColumns, p: number, end: number, w: ClauseWeight, floor: number): number {
+  const { count, docs, tfT, tfB, lenT, lenB } = b;
+  const { titleWeight, top, norm, perWord } = w;
+  for (; p < count; p++) if (docs[p]! > end || !surelyBelowOf(titleWeight, top, norm, perWord, tfT[p]!, tfB[p]!, lenT[p]!, lenB[p]!, floor)) return p;
+  return count;
 }
 
 /**
