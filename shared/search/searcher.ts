@@ -383,6 +383,9 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
     return;
   }
   const contributions = s.contributions;
+  // The top k's state, read again only after an offer, the one thing that changes it.
+  let full = top.full;
+  let threshold = top.threshold;
   for (;;) {
     let doc = Infinity;
     for (let e = 0; e < essential; e++) {
@@ -405,7 +408,10 @@ function scoreWindow(start: number, end: number, s: WindowScratch, count: number
         if (p + 1 === b.count) nextBlockIfDone(s, c, e, end);
       }
     }
-    finishCandidate(doc, partial, s, split, top, filter);
+    if (finishCandidate(doc, partial, s, split, top, full, threshold, filter)) {
+      full = top.full;
+      threshold = top.threshold;
+    }
   }
 }
 
@@ -436,10 +442,11 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
       if (full && below(score + most, threshold)) continue;
       for (let i = 0; i < contributions.length; i++) contributions[i] = 0;
       contributions[c.order] = score;
-      finishCandidate(doc, score, s, split, top, filter);
-      full = top.full;
-      threshold = top.threshold;
-      floor = floorOf(threshold, most);
+      if (finishCandidate(doc, score, s, split, top, full, threshold, filter)) {
+        full = top.full;
+        threshold = top.threshold;
+        floor = floorOf(threshold, most);
+      }
     }
     s.position[0] = b.count;
     nextBlockIfDone(s, c, 0, end);
@@ -470,18 +477,18 @@ const floorOf = (threshold: number, most: number) => threshold / (1 + SLACK) - m
 /**
  * Adds the non-essential clauses' scores to a candidate whose essential clauses add up to `partial`, the
  * strongest first and each only while the candidate can still enter (by the bound of the very block that
- * would hold it), then offers it to the top k.
+ * would hold it), then offers it to the top k; true when it did. `full` and `threshold` are the top k's
+ * state, which the caller keeps and reads again only after an offer: read from the top k at each
+ * candidate, its getters (which V8 did not inline here) took some 5 % of a search of common words.
  */
-function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, filter: FilterClause | null): void {
+function finishCandidate(doc: number, partial: number, s: WindowScratch, split: number, top: TopK, full: boolean, threshold: number, filter: FilterClause | null): boolean {
   const contributions = s.contributions;
-  const full = top.full;
-  const threshold = top.threshold;
   for (let i = 0; i < split; i++) {
-    if (full && below(partial + s.rest[i]!, threshold)) return;
+    if (full && below(partial + s.rest[i]!, threshold)) return false;
     const c = s.cursors[split - 1 - i]!;
     const bound = c.boundAt(doc);
     if (bound === 0) continue;
-    if (full && below(partial + bound + s.rest[i + 1]!, threshold)) return;
+    if (full && below(partial + bound + s.rest[i + 1]!, threshold)) return false;
     const score = c.scoreOf(doc);
     contributions[c.order] = score;
     partial += score;
@@ -489,9 +496,10 @@ function finishCandidate(doc: number, partial: number, s: WindowScratch, split: 
   // The score as the oracle sums it: clause by clause, in the query's order.
   let score = 0;
   for (let i = 0; i < contributions.length; i++) score += contributions[i]!;
-  if (full && score < threshold) return;
-  if (filter && !filter.accepts(doc)) return;
+  if (full && score < threshold) return false;
+  if (filter && !filter.accepts(doc)) return false;
   top.offer(doc, score, heldOf(contributions));
+  return true;
 }
 
 /** When essential clause `e` has read its block, moves it to its next block if that one starts in the window. */
