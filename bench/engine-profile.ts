@@ -12,7 +12,8 @@
  *   --reps N       repeat the kind's searches N times, untimed per query, for a profile
  *   --ab ROOT      a paired A/B: ROOT is another checkout (a `git worktree` with node_modules linked); its
  *                  SqliteSearchIndex and this one's run alternately, round by round, on the same database,
- *                  and every search's hits (records and ranks, in order) must be the same in both. Run
+ *                  and every search's hits (records and ranks, in order) must be the same in both; by kind,
+ *                  the median over the rounds of the p50s' ratio and of the round totals' ratio. Run
  *                  it against an identical checkout too (an A/A): on a shared 2-core machine that gave
  *                  0.80 to 1.04 by kind over 12 rounds, the noise any change's ratio is to be read against
  *   --tenant T     another tenant (default northwind-support)
@@ -168,14 +169,17 @@ if (values.counts) {
     }
   }
   console.log(values.cpu ? 'CPU time a search' : 'wall time a search');
-  console.log('kind             base p50 / p99        change p50 / p99      p50 ratio (median of rounds)');
+  console.log('kind             base p50 / p99        change p50 / p99      p50 ratio   total ratio (medians of rounds)');
+  const total = (lat: number[]) => lat.reduce((sum, x) => sum + x, 0);
   for (const kind of QUERY_KINDS) {
     const b = times.base.get(kind);
     const c = times.change.get(kind);
     if (!b || !c) continue;
+    // The p50's ratio, and the ratio of the round's total time, which a change to the costliest searches moves.
     const ratios = b.map((lat, i) => p(c[i]!, 50) / p(lat, 50));
+    const totals = b.map((lat, i) => total(c[i]!) / total(lat));
     console.log(
-      `${kind.padEnd(16)} ${fmt(p(b.flat(), 50))} / ${fmt(p(b.flat(), 99))}   ${fmt(p(c.flat(), 50))} / ${fmt(p(c.flat(), 99))}   ${median(ratios).toFixed(3)}×`,
+      `${kind.padEnd(16)} ${fmt(p(b.flat(), 50))} / ${fmt(p(b.flat(), 99))}   ${fmt(p(c.flat(), 50))} / ${fmt(p(c.flat(), 99))}   ${median(ratios).toFixed(3)}×      ${median(totals).toFixed(3)}×`,
     );
   }
 } else {
