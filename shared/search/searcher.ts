@@ -457,8 +457,8 @@ function scoreOneEssential(end: number, s: WindowScratch, split: number, top: To
 /**
  * The first posting of `b` from `p` on that is past `end` or not surely below `floor` (`surelyBelowOf`);
  * `b.count` if none. The loop over most of a common word's postings: it reads the weight's constants once,
- * where reading them from the weight at each posting cost a tenth of a search of common words
- * (bench/engine-profile.ts --ab at a million records: 0.86 to 0.92 of the time).
+ * where reading them from the weight at each posting cost some 3 to 14 % of a search of common words
+ * (bench/engine-profile.ts --ab at a million records, five runs: 0.86 to 0.97 of the time).
  */
 function nextAbove(b: ScoreColumns, p: number, end: number, w: ClauseWeight, floor: number): number {
   const { count, docs, tfT, tfB, lenT, lenB } = b;
