@@ -110,11 +110,17 @@ export function runCommand(command: string, args: string[], env: NodeJS.ProcessE
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
+  const done = new Promise<AdminResult>((resolve, reject) => {
     child.once('error', reject);
+    // A command that exits without reading its input (one that refuses its arguments) closes the pipe
+    // first: the write's EPIPE is not a failure of the run, whose exit code and output tell what happened.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.once('close', (code) => resolve({ code, stdout, stderr, json: parseJson(stdout), error: parseJson(stderr) }));
   });
+  child.stdin.end(input);
+  return done;
 }
 
 /** Like runAdmin, but fails unless the command exits with 0; returns its JSON. */
