@@ -24,16 +24,13 @@ import { TailCache } from './tail-cache.js';
 export function newestRecordsSql(query: SearchQuery, { from = false }: { from?: boolean } = {}): { sql: string; values: unknown[] } {
   if (!from) {
     const { where, values } = filterConditions(query);
-    return { sql: `SELECT r.*, 0 AS rank FROM records r WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`, values };
+    return { sql: `SELECT r.*, 0 AS rank ${newestFirst(where)} LIMIT ?`, values };
   }
   // The range of the same index from the top down to that record, which makes the `since` it is within
   // needless. The index is named: with the record's bound, SQLite may plan the tenant's index for an agent's
   // search, walking every agent's records (test/unit/newest-walk.test.ts holds the plans).
   const { where, values } = filterConditions({ ...query, since: undefined });
-  return {
-    sql: `SELECT r.*, 0 AS rank FROM records r INDEXED BY ${newestIndexOf(query)} WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} AND (r.created_at, r.id) > (?, ?) ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
-    values,
-  };
+  return { sql: `SELECT r.*, 0 AS rank ${newestFirst(where, newestIndexOf(query), ' AND (r.created_at, r.id) > (?, ?)')} LIMIT ?`, values };
 }
 
 /**
@@ -44,8 +41,16 @@ export function newestRecordsSql(query: SearchQuery, { from = false }: { from?: 
  */
 export function newestEdgeSql(query: SearchQuery): { sql: string; values: unknown[] } {
   const { where, values } = filterConditions({ agent_id: query.agent_id, since: query.since, until: query.until, include_superseded: true });
-  return { sql: `SELECT r.created_at, r.id FROM records r INDEXED BY ${newestIndexOf(query)} WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')} ORDER BY r.created_at DESC, r.id DESC LIMIT 1 OFFSET ?`, values };
+  return { sql: `SELECT r.created_at, r.id ${newestFirst(where, newestIndexOf(query))} LIMIT 1 OFFSET ?`, values };
 }
+
+/**
+ * The tenant's records that pass the conditions `where` (filterConditions') and `also`, newest first: what
+ * every statement of a search without `q` reads, so that a walk's edge and the rows above it come in one
+ * order; on the named index when given.
+ */
+const newestFirst = (where: readonly string[], index?: string, also = '') =>
+  `FROM records r${index ? ` INDEXED BY ${index}` : ''} WHERE r.tenant_id = ?${where.map((c) => ` AND r.${c}`).join('')}${also} ORDER BY r.created_at DESC, r.id DESC`;
 
 /** The index a search without `q` walks: the tenant's records by time, or the agent's. */
 const newestIndexOf = (query: SearchQuery) => (query.agent_id === undefined || query.agent_id === null ? 'records_tenant_created' : 'records_tenant_agent_created');
