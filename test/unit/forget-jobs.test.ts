@@ -51,12 +51,15 @@ test('a failed delivery comes again, up to three receives, and then the job is m
   await jobs.stop();
 });
 
-test('a job that fails once succeeds on its second receive, after a backoff of at most a second', async () => {
+test('a job that fails once succeeds on its second receive, after its backoff', async () => {
   const s = store({ failures: 1 });
-  const jobs = inProcessForgetJobs(() => s.records, logger);
+  // The jitter fixed at 0.3 of the first retry's ceiling (1 s): a wait of 300 ms, which the job waits, and
+  // with room to spare on a slow machine before the bound (a random jitter near 1 s would leave 0.5 s).
+  const jobs = inProcessForgetJobs(() => s.records, logger, { random: () => 0.3 });
   const started = Date.now();
   await jobs.start({ tenant_id: 't', job_id: 'a' });
   await jobs.idle();
+  expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   expect(Date.now() - started).toBeLessThan(1500);
   expect(s.runs).toEqual(['a', 'a']);
   expect(s.failed).toEqual([]);
