@@ -16,9 +16,11 @@ export interface BenchResults {
   writes: WritePhase[];
   /**
    * `engine` is the whole workload on the engine in process; `engineByTenant` the biggest tenant and the
-   * smallest, each with searches of every kind of its own (absent in runs made before it was measured).
+   * smallest, each with searches of every kind of its own (absent in runs made before it was measured);
+   * `floor` the HTTP searches again, answered by a server that does nothing else (support/http-floor.ts;
+   * absent in runs made before it was measured).
    */
-  searches: { http: SearchRun[]; engine: SearchRun; engineByTenant?: TenantRun[] };
+  searches: { http: SearchRun[]; engine: SearchRun; engineByTenant?: TenantRun[]; floor?: SearchRun[] };
   peer: { name: string; searches: SearchRun[]; quality: QualityResult[] } | null;
   quality: QualityResult[];
   coldStarts: ColdStart[];
@@ -81,10 +83,14 @@ export function evaluateGoals(r: BenchResults, smaller: BenchResults | null = nu
   if (r.peer) {
     const pg8run = at(r.peer.searches, 8)!;
     const pg8 = pg8run.all;
-    // Each kind's p50 against PostgreSQL's for the same searches: the ones where ours is the slower.
+    // Each kind's p50 against PostgreSQL's for the same searches: the ones where ours is the slower, with
+    // the HTTP floor's p50 for the kind, which says whether any service behind HTTP could be faster.
+    const floor8 = r.searches.floor && at(r.searches.floor, 8);
     const slower = Object.entries(at(r.searches.http, 8)!.byKind).flatMap(([kind, ours]) => {
       const theirs = pg8run.byKind[kind as keyof SearchRun['byKind']];
-      return theirs && ours.p50Ms > theirs.p50Ms ? [`${kind} ${ratio(theirs.p50Ms / ours.p50Ms)}`] : [];
+      const floor = floor8?.byKind[kind as keyof SearchRun['byKind']];
+      const beside = floor ? ` (PostgreSQL ${ms(theirs?.p50Ms ?? 0)}, ours ${ms(ours.p50Ms)}, the HTTP floor ${ms(floor.p50Ms)})` : '';
+      return theirs && ours.p50Ms > theirs.p50Ms ? [`${kind} ${ratio(theirs.p50Ms / ours.p50Ms)}${beside}`] : [];
     });
     goals.push({
       goal,
@@ -217,6 +223,30 @@ export function markdownReport(r: BenchResults): string {
       const pg = at(peer.searches, concurrency)?.all;
       const ours = at(r.searches.http, concurrency)?.all;
       if (pg && ours) lines.push(row([concurrency, ms(pg.p50Ms), ms(pg.p99Ms), ms(ours.p50Ms), ms(ours.p99Ms), ratio(ours.p50Ms / pg.p50Ms), ratio(ours.p99Ms / pg.p99Ms)]));
+    }
+  }
+  const floor = r.searches.floor;
+  if (floor) {
+    lines.push(
+      '',
+      'The HTTP floor (p50): the same searches, answered with the same bodies by a bare node:http server in a process of its own that does nothing else; ' +
+        "what HTTP alone costs beside this load generator, so ours less the floor is the service's own time" +
+        (peer ? ". PostgreSQL is asked on its own wire protocol, without HTTP, so a kind where it is under the floor is one no service behind HTTP can match" : '') +
+        ':',
+      '',
+      ...header(['Kind', 'Floor c=1', 'Floor c=8', 'Floor c=32', 'Ours − floor, c=1', 'Ours − floor, c=8', ...(peer ? ['PostgreSQL c=8'] : [])]),
+    );
+    for (const kind of [...kinds, 'all' as const]) {
+      const p50 = (runs: SearchRun[] | undefined, c: number) => {
+        const run = runs && at(runs, c);
+        return (kind === 'all' ? run?.all : run?.byKind[kind])?.p50Ms;
+      };
+      const cell = (x: number | undefined) => (x === undefined ? '–' : ms(x));
+      const over = (c: number) => {
+        const [ours, bare] = [p50(r.searches.http, c), p50(floor, c)];
+        return ours === undefined || bare === undefined ? '–' : ms(ours - bare);
+      };
+      lines.push(row([kind === 'all' ? '**all**' : kind, cell(p50(floor, 1)), cell(p50(floor, 8)), cell(p50(floor, 32)), over(1), over(8), ...(peer ? [cell(p50(peer.searches, 8))] : [])]));
     }
   }
   if (r.searches.engineByTenant) {

@@ -33,6 +33,7 @@ import { loadCorpus } from './steps/writes.js';
 import { note, progress } from './support/progress.js';
 import { checkGeneratedSection, replaceGeneratedSection } from './support/doc-section.js';
 import { BenchHttp } from './support/http.js';
+import { floorKey, startHttpFloor } from './support/http-floor.js';
 import { startBenchServer } from './support/server.js';
 import { createTenant, type BenchTenant } from './support/tenants.js';
 
@@ -75,11 +76,17 @@ await classificationDrained(server.dataDir);
 await mergeDrained(server.dataDir);
 const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });
 const http: SearchRun[] = [];
+/** Each search's answer, for the HTTP floor (step 5b) to give back. */
+const answers = new Map<string, string>();
+const searchPath = (query: BenchQuery['query']) => `/api/v1/query?${queryString(query)}`;
 for (const concurrency of CONCURRENCIES) {
   http.push(
     await runSearches('searches over HTTP', workload, concurrency, rounds, async ({ tenant, query }) => {
-      const res = await client.send('GET', `/api/v1/query?${queryString(query)}`, tenants.get(tenant)!.api_key);
+      const { api_key } = tenants.get(tenant)!;
+      const path = searchPath(query);
+      const res = await client.send('GET', path, api_key);
       if (res.status !== 200) throw new Error(`a search answered ${res.status} ${res.text}`);
+      answers.set(floorKey(api_key, path), res.text);
     }),
   );
 }
@@ -131,6 +138,22 @@ if (values.peers) {
   peer = { name: pg.version, searches: runs, quality: [] };
 }
 
+// 5b. The HTTP floor: the same requests answered with the same bodies by a server that does nothing else
+// (support/http-floor.ts), at the same concurrencies; what HTTP alone costs on this machine.
+const floorServer = await startHttpFloor(answers);
+const floorClient = new BenchHttp(floorServer.url);
+const floor: SearchRun[] = [];
+for (const concurrency of CONCURRENCIES) {
+  floor.push(
+    await runSearches('the same searches on the HTTP floor', workload, concurrency, rounds, async ({ tenant, query }) => {
+      const res = await floorClient.send('GET', searchPath(query), tenants.get(tenant)!.api_key);
+      if (res.status !== 200) throw new Error(`the HTTP floor answered ${res.status}: it holds no answer to ${searchPath(query)}`);
+    }),
+  );
+}
+floorClient.close();
+await floorServer.stop();
+
 // 6. Search quality through the real write and query paths, one tenant per set.
 const quality: QualityResult[] = [];
 const qualityServer = await startBenchServer();
@@ -168,7 +191,7 @@ const results: BenchResults = {
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   corpus: { ...corpusOptions, tenants: tenantsFor(corpusOptions), queriesPerKind: perKind, rounds },
   writes: writes.phases,
-  searches: { http, engine, engineByTenant },
+  searches: { http, engine, engineByTenant, floor },
   peer,
   quality,
   coldStarts,

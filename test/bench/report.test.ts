@@ -86,6 +86,25 @@ describe('the benchmark goals', () => {
     const slower = evaluateGoals(results({ searches: ours, peer: peerWith(0.8) }), smaller)[2]!;
     expect(slower).toMatchObject({ met: false, measured: expect.stringMatching(/2\.11× faster .*; slower: rare-words 0\.67×$/) });
     expect(evaluateGoals(results({ searches: ours, peer: peerWith(1.2) }), smaller)[2]).toMatchObject({ met: true, measured: expect.stringMatching(/no kind slower$/) });
+    // With the HTTP floor measured, a slower kind says where the floor is for it.
+    const floor = [run(1, 0.3), { concurrency: 8, all: stats(0.9), byKind: byKind(0.8, 0.95) }, run(32, 2)];
+    expect(evaluateGoals(results({ searches: { ...ours, floor }, peer: peerWith(0.8) }), smaller)[2]).toMatchObject({
+      met: false,
+      measured: expect.stringMatching(/slower: rare-words 0\.67× \(PostgreSQL 0\.80 ms, ours 1\.20 ms, the HTTP floor 0\.95 ms\)$/),
+    });
+  });
+
+  test("the HTTP floor's table: each kind's floor at every concurrency, ours less the floor, and PostgreSQL beside them", () => {
+    const floor = [run(1, 0.3), run(8, 0.7), run(32, 1.5)];
+    const r = results({ searches: { ...results().searches, floor } });
+    const report = markdownReport(r);
+    expect(report).toContain('| Kind | Floor c=1 | Floor c=8 | Floor c=32 | Ours − floor, c=1 | Ours − floor, c=8 | PostgreSQL c=8 |');
+    expect(report).toContain('| one-word | 0.30 ms | 0.70 ms | 1.50 ms | 0.90 ms | 1.20 ms | 4.00 ms |');
+    expect(report).toContain('| **all** | 0.30 ms | 0.70 ms | 1.50 ms | 0.90 ms | 1.20 ms | 4.00 ms |');
+    expect(report).toContain('no service behind HTTP can match');
+    // Without PostgreSQL, no column for it; a run made before the floor was measured has no table.
+    expect(markdownReport({ ...r, peer: null })).toContain('| Kind | Floor c=1 | Floor c=8 | Floor c=32 | Ours − floor, c=1 | Ours − floor, c=8 |\n');
+    expect(markdownReport(results())).not.toContain('The HTTP floor');
   });
 
   test('goals a run cannot measure say so instead of passing or failing', () => {
