@@ -33,7 +33,7 @@ import { loadCorpus } from './steps/writes.js';
 import { note, progress } from './support/progress.js';
 import { checkGeneratedSection, replaceGeneratedSection } from './support/doc-section.js';
 import { BenchHttp } from './support/http.js';
-import { floorKey, startHttpFloor } from './support/http-floor.js';
+import { floorKey, startHttpFloor, type HttpFloor } from './support/http-floor.js';
 import { startBenchServer } from './support/server.js';
 import { createTenant, type BenchTenant } from './support/tenants.js';
 
@@ -61,7 +61,7 @@ const section = quick ? null : ({ 100_000: 'npm run bench', 1_000_000: 'npm run 
 if (section) checkGeneratedSection(docFile, section);
 note(`benchmark: ${quick ? 'quick' : 'full'} run, ${corpusOptions.records} records, seed ${corpusOptions.seed}${values.peers ? ', with PostgreSQL' : ''}`);
 
-// 1–3. The corpus through the HTTP API, then the searches over HTTP.
+// 1–2. The corpus through the HTTP API.
 const server = await startBenchServer();
 const tenants = new Map<string, BenchTenant>();
 for (const spec of tenantsFor(corpusOptions)) tenants.set(spec.name, await createTenant(server.dataDir, spec.name));
@@ -75,10 +75,21 @@ backlogDb.close();
 await classificationDrained(server.dataDir);
 await mergeDrained(server.dataDir);
 const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });
+
+// 3. The searches at each concurrency: over HTTP; then the same requests on the HTTP floor, which answers
+// them with the bodies the service gave (support/http-floor.ts): what HTTP alone costs on this machine; then,
+// with --peers, on PostgreSQL, loaded beforehand with the same corpus. The three run one after the other at
+// each concurrency, so that their ratios are of runs minutes apart: this machine's speed moves from one hour
+// to the next, by two or three times on some days.
+const pg = values.peers ? await loadPostgres() : null;
 const http: SearchRun[] = [];
-/** Each search's answer, for the HTTP floor (step 5b) to give back. */
+const floor: SearchRun[] = [];
+const pgRuns: SearchRun[] = [];
+/** Each search's answer, for the HTTP floor to give back: all of them once the first run is done. */
 const answers = new Map<string, string>();
 const searchPath = (query: BenchQuery['query']) => `/api/v1/query?${queryString(query)}`;
+let floorServer: HttpFloor | undefined;
+let floorClient: BenchHttp | undefined;
 for (const concurrency of CONCURRENCIES) {
   http.push(
     await runSearches('searches over HTTP', workload, concurrency, rounds, async ({ tenant, query }) => {
@@ -89,7 +100,25 @@ for (const concurrency of CONCURRENCIES) {
       answers.set(floorKey(api_key, path), res.text);
     }),
   );
+  floorServer ??= await startHttpFloor(answers);
+  const onFloor = (floorClient ??= new BenchHttp(floorServer.url));
+  floor.push(
+    await runSearches('the same searches on the HTTP floor', workload, concurrency, rounds, async ({ tenant, query }) => {
+      const res = await onFloor.send('GET', searchPath(query), tenants.get(tenant)!.api_key);
+      if (res.status !== 200) throw new Error(`the HTTP floor answered ${res.status}: it holds no answer to ${searchPath(query)}`);
+    }),
+  );
+  if (pg) {
+    pgRuns.push(
+      await runSearches('searches on PostgreSQL', workload, concurrency, rounds, ({ tenant, query }) =>
+        pg.search(tenant, { q: query.q, agent_id: query.agent_id ?? undefined, type: query.type, client: query.client ?? undefined, since: query.since, limit: query.limit ?? 20 }),
+      ),
+    );
+  }
 }
+floorClient?.close();
+await floorServer?.stop();
+const peer: BenchResults['peer'] = pg && { name: pg.version, searches: pgRuns, quality: [] };
 
 // 4. The same searches straight on the SQLite index, in this process: the engine's own cost. The server
 // is idle meanwhile (WAL lets this reader in), and stops afterwards. Then, on the engine alone, the biggest
@@ -110,49 +139,6 @@ for (const spec of [specs[0]!, specs.at(-1)!]) {
 adapters.close();
 client.close();
 await server.stop();
-
-// 5. PostgreSQL side by side: the same corpus (with the instants our service stamped), the same queries.
-let peer: BenchResults['peer'] = null;
-let pg: PostgresPeer | null = null;
-if (values.peers) {
-  pg = await startPostgres(note);
-  const bar = progress(`PostgreSQL: loading ${corpusOptions.records} records`, corpusOptions.records);
-  let i = 0;
-  let reported = 0;
-  await pg.load(
-    (function* () {
-      for (const { tenant, record } of generateCorpus(corpusOptions)) {
-        yield { tenant, id: String(i), agent_id: record.agent_id, type: record.type, title: record.title, body: record.body, client: record.client ?? null, created_at: writes.createdAt[i++]! };
-      }
-    })(),
-    (loaded) => {
-      bar.tick(loaded - reported);
-      reported = loaded;
-    },
-  );
-  bar.finish('indexes built and analyzed');
-  const runs: SearchRun[] = [];
-  for (const concurrency of CONCURRENCIES) {
-    runs.push(await runSearches('searches on PostgreSQL', workload, concurrency, rounds, ({ tenant, query }) => pg!.search(tenant, { q: query.q, agent_id: query.agent_id ?? undefined, type: query.type, client: query.client ?? undefined, since: query.since, limit: query.limit ?? 20 })));
-  }
-  peer = { name: pg.version, searches: runs, quality: [] };
-}
-
-// 5b. The HTTP floor: the same requests answered with the same bodies by a server that does nothing else
-// (support/http-floor.ts), at the same concurrencies; what HTTP alone costs on this machine.
-const floorServer = await startHttpFloor(answers);
-const floorClient = new BenchHttp(floorServer.url);
-const floor: SearchRun[] = [];
-for (const concurrency of CONCURRENCIES) {
-  floor.push(
-    await runSearches('the same searches on the HTTP floor', workload, concurrency, rounds, async ({ tenant, query }) => {
-      const res = await floorClient.send('GET', searchPath(query), tenants.get(tenant)!.api_key);
-      if (res.status !== 200) throw new Error(`the HTTP floor answered ${res.status}: it holds no answer to ${searchPath(query)}`);
-    }),
-  );
-}
-floorClient.close();
-await floorServer.stop();
 
 // 6. Search quality through the real write and query paths, one tenant per set.
 const quality: QualityResult[] = [];
@@ -262,4 +248,28 @@ async function drained(label: string, pending: () => number): Promise<void> {
   }
   bar.tick(last);
   bar.finish();
+}
+
+/**
+ * PostgreSQL side by side (step 5 of docs/benchmarks.md): a server of its own, loaded with the same corpus
+ * with the instants our service stamped, its indexes built and analyzed.
+ */
+async function loadPostgres(): Promise<PostgresPeer> {
+  const peer = await startPostgres(note);
+  const bar = progress(`PostgreSQL: loading ${corpusOptions.records} records`, corpusOptions.records);
+  let i = 0;
+  let reported = 0;
+  await peer.load(
+    (function* () {
+      for (const { tenant, record } of generateCorpus(corpusOptions)) {
+        yield { tenant, id: String(i), agent_id: record.agent_id, type: record.type, title: record.title, body: record.body, client: record.client ?? null, created_at: writes.createdAt[i++]! };
+      }
+    })(),
+    (loaded) => {
+      bar.tick(loaded - reported);
+      reported = loaded;
+    },
+  );
+  bar.finish('indexes built and analyzed');
+  return peer;
 }
