@@ -3,7 +3,8 @@
  * `-quick` or `-<records>` in the name for a quick run or another size) and, for a full run of 100 000 or
  * 1 000 000 records, that size's figures in docs/benchmarks.md. Options:
  *   --quick        about a minute: 5 000 records, fewer searches
- *   --records N    the corpus size of a full run (default 100 000; 1 000 000 works)
+ *   --records N    the corpus size of a full run (default 100 000; 1 000 000 works, and then writes the
+ *                  100 000-record corpus too, on a server of its own, to time the growth in this run)
  *   --peers        PostgreSQL 15 side by side (installed from Debian's packages if it is missing)
  *   --seed S       another corpus
  */
@@ -27,6 +28,7 @@ import { CUT_OFF_SECTION, cutOffMarkdown, DOC_FILES as CUT_OFF_DOCS, rankAll, su
 import { identifierLookups } from './quality/identifiers.js';
 import { SUGGESTED_MIN_RANK } from '../shared/domain/rank.js';
 import { evaluateGoals, markdownReport, type BenchResults, type TenantRun } from './report.js';
+import { pairedGrowth, type GrowthRun } from './steps/growth.js';
 import { runHostileSearches } from './steps/hostile.js';
 import { runSearches, queryString, type SearchRun } from './steps/searches.js';
 import { loadCorpus } from './steps/writes.js';
@@ -62,18 +64,7 @@ if (section) checkGeneratedSection(docFile, section);
 note(`benchmark: ${quick ? 'quick' : 'full'} run, ${corpusOptions.records} records, seed ${corpusOptions.seed}${values.peers ? ', with PostgreSQL' : ''}`);
 
 // 1–2. The corpus through the HTTP API.
-const server = await startBenchServer();
-const tenants = new Map<string, BenchTenant>();
-for (const spec of tenantsFor(corpusOptions)) tenants.set(spec.name, await createTenant(server.dataDir, spec.name));
-note(`corpus: ${tenants.size} tenants (${tenantsFor(corpusOptions).map((t) => `${t.name} ${Math.round(t.share * 100)} %`).join(', ')})`);
-const client = new BenchHttp(server.url);
-// The records waiting for the search index's merge, read on the server's file while it is written.
-const backlogDb = new Database(join(server.dataDir, 'memory.db'), { readonly: true });
-const backlog = new SearchMerge(backlogDb);
-const writes = await loadCorpus(client, tenants, corpusOptions, () => backlog.pending());
-backlogDb.close();
-await classificationDrained(server.dataDir);
-await mergeDrained(server.dataDir);
+const { server, tenants, client, writes } = await writtenCorpus(corpusOptions);
 const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint });
 
 // 3. The searches at each concurrency: over HTTP; then the same requests on the HTTP floor, which answers
@@ -123,10 +114,7 @@ const peer: BenchResults['peer'] = pg && { name: pg.version, searches: pgRuns, q
 // 4. The same searches straight on the SQLite index, in this process: the engine's own cost. The server
 // is idle meanwhile (WAL lets this reader in), and stops afterwards. Then, on the engine alone, the biggest
 // tenant and the smallest, each with `focusPerKind` searches of every kind of its own.
-const adapters = openSqliteAdapters(join(server.dataDir, 'memory.db'));
-const index = new SqliteSearchIndex(adapters.db);
-const onEngine = ({ tenant, query }: BenchQuery) =>
-  index.search(tenants.get(tenant)!.tenant_id, engineQuery(query));
+const { search: onEngine, close: closeEngine } = engineOn(server.dataDir, tenants);
 const engine = await runSearches('searches on the SQLite index, in process', workload, 1, rounds, onEngine);
 const specs = tenantsFor(corpusOptions);
 const focusWorkload = queryWorkload(corpusOptions, focusPerKind * specs.length, { since: writes.midpoint });
@@ -136,7 +124,26 @@ for (const spec of [specs[0]!, specs.at(-1)!]) {
   const run = await runSearches(`the engine in ${spec.name} (${records} records)`, focusWorkload.filter((q) => q.tenant === spec.name), 1, rounds, onEngine);
   engineByTenant.push({ tenant: spec.name, records, run });
 }
-adapters.close();
+// 4b. At a million records, the growth from 100 000 with both sides in this run (steps/growth.ts): the
+// 100 000-record corpus of the same seed, written the same way on a server of its own, then the biggest
+// tenant's common words on both, round by round.
+let growth: GrowthRun | undefined;
+if (corpusOptions.records === 1_000_000) {
+  const commonWords = (q: BenchQuery) => q.tenant === specs[0]!.name && q.kind === 'common-words';
+  const options = { ...corpusOptions, records: 100_000 };
+  const smaller = await writtenCorpus(options);
+  smaller.client.close();
+  const smallEngine = engineOn(smaller.server.dataDir, smaller.tenants);
+  try {
+    const small = { records: smaller.writes.perTenant[specs[0]!.name] ?? 0, queries: queryWorkload(options, focusPerKind * specs.length, { since: smaller.writes.midpoint }).filter(commonWords), search: smallEngine.search };
+    const big = { records: engineByTenant[0]!.records, queries: focusWorkload.filter(commonWords), search: onEngine };
+    growth = await pairedGrowth('growth from 100 000 records, common words, biggest tenant, engine', small, big, rounds * 2);
+  } finally {
+    smallEngine.close();
+    await smaller.server.stop();
+  }
+}
+closeEngine();
 client.close();
 await server.stop();
 
@@ -178,6 +185,7 @@ const results: BenchResults = {
   corpus: { ...corpusOptions, tenants: tenantsFor(corpusOptions), queriesPerKind: perKind, rounds },
   writes: writes.phases,
   searches: { http, engine, engineByTenant, floor },
+  growth,
   peer,
   quality,
   coldStarts,
@@ -212,6 +220,33 @@ function smallerRun(records: number, seed: number): BenchResults | null {
     .filter((r) => r.mode === 'full' && r.corpus.records === records && r.corpus.seed === seed && r.searches.engineByTenant !== undefined)
     .sort((a, b) => a.date.localeCompare(b.date));
   return runs.at(-1) ?? null;
+}
+
+/**
+ * Steps 1–2 on a bench server of its own: the corpus' tenants, and the corpus written through the API, with
+ * the records waiting for the search index's merge counted on the server's file meanwhile; resolves once
+ * the background classification and the merge have taken every record.
+ */
+async function writtenCorpus(options: CorpusOptions) {
+  const server = await startBenchServer();
+  const tenants = new Map<string, BenchTenant>();
+  for (const spec of tenantsFor(options)) tenants.set(spec.name, await createTenant(server.dataDir, spec.name));
+  note(`corpus: ${options.records} records in ${tenants.size} tenants (${tenantsFor(options).map((t) => `${t.name} ${Math.round(t.share * 100)} %`).join(', ')})`);
+  const client = new BenchHttp(server.url);
+  const backlogDb = new Database(join(server.dataDir, 'memory.db'), { readonly: true });
+  const backlog = new SearchMerge(backlogDb);
+  const writes = await loadCorpus(client, tenants, options, () => backlog.pending());
+  backlogDb.close();
+  await classificationDrained(server.dataDir);
+  await mergeDrained(server.dataDir);
+  return { server, tenants, client, writes };
+}
+
+/** The engine alone on a bench server's file, in this process: SqliteSearchIndex on a connection of its own. */
+function engineOn(dataDir: string, tenants: ReadonlyMap<string, BenchTenant>) {
+  const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
+  const index = new SqliteSearchIndex(adapters.db);
+  return { search: ({ tenant, query }: BenchQuery) => index.search(tenants.get(tenant)!.tenant_id, engineQuery(query)), close: () => adapters.close() };
 }
 
 /**
