@@ -43,7 +43,8 @@ export interface PostgresPeer {
   /**
    * Loads records with multi-row INSERTs (one `unnest` of arrays per batch, several batches in flight),
    * with the GIN and recency indexes dropped; then builds them and runs VACUUM ANALYZE, as one would
-   * after a bulk load. May be called more than once; each call rebuilds the indexes.
+   * after a bulk load, and a CHECKPOINT, so that no searches are timed beside one. May be called more than
+   * once; each call rebuilds the indexes.
    */
   load(records: Iterable<PeerRecord> | AsyncIterable<PeerRecord>, onProgress?: (loaded: number) => void): Promise<void>;
   /** Ids of the tenant's matching records, best first. */
@@ -129,6 +130,9 @@ export class Peer implements PostgresPeer {
     if (failure) throw failure;
     for (const sql of INDEXES) await this.pool.query(sql);
     await this.pool.query('VACUUM ANALYZE records');
+    // The load's pages written out now: the searches (ours run while this server idles, then its own) are
+    // timed without a checkpoint flushing them in the middle.
+    await this.pool.query('CHECKPOINT');
   }
 
   private async insert(rows: PeerRecord[]): Promise<void> {
