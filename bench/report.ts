@@ -95,9 +95,10 @@ export function evaluateGoals(r: BenchResults, smaller: BenchResults | null = nu
     const floor8 = r.searches.floor && at(r.searches.floor, 8);
     const slower = Object.entries(at(r.searches.http, 8)!.byKind).flatMap(([kind, ours]) => {
       const theirs = pg8run.byKind[kind as keyof SearchRun['byKind']];
+      if (!theirs || ours.p50Ms <= theirs.p50Ms) return [];
       const floor = floor8?.byKind[kind as keyof SearchRun['byKind']];
-      const beside = floor ? ` (PostgreSQL ${ms(theirs?.p50Ms ?? 0)}, ours ${ms(ours.p50Ms)}, the HTTP floor ${ms(floor.p50Ms)})` : '';
-      return theirs && ours.p50Ms > theirs.p50Ms ? [`${kind} ${ratio(theirs.p50Ms / ours.p50Ms)}${beside}`] : [];
+      const beside = floor ? ` (PostgreSQL ${ms(theirs.p50Ms)}, ours ${ms(ours.p50Ms)}, the HTTP floor ${ms(floor.p50Ms)})` : '';
+      return [`${kind} ${ratio(theirs.p50Ms / ours.p50Ms)}${beside}`];
     });
     goals.push({
       goal,

@@ -1,6 +1,6 @@
 import type { BenchQuery } from '../corpus.js';
 import { progress } from '../support/progress.js';
-import { median } from '../support/stats.js';
+import { median, timedPool } from '../support/stats.js';
 
 /** One side of the growth: a corpus' biggest tenant, its searches, and the engine that answers them. */
 export interface GrowthSide {
@@ -25,15 +25,7 @@ export interface GrowthRun {
  * a day apart. The growth is the median of the rounds' ratios (report.ts).
  */
 export async function pairedGrowth(label: string, small: GrowthSide, big: GrowthSide, rounds: number): Promise<GrowthRun> {
-  const time = async (side: GrowthSide) => {
-    const latencies: number[] = [];
-    for (const query of side.queries) {
-      const t = performance.now();
-      await side.search(query);
-      latencies.push(performance.now() - t);
-    }
-    return latencies;
-  };
+  const time = async (side: GrowthSide) => (await timedPool(side.queries, 1, async (query) => void (await side.search(query)))).latencies;
   await time(small);
   await time(big);
   const bar = progress(label, rounds);
