@@ -55,7 +55,9 @@ class Update(unittest.TestCase):
         self.assertEqual(updated["version"], 2)
         self.assertIsNotNone(updated["updated_at"])
         self.assertEqual((updated["title"], updated["body"], updated["client"], updated["metadata"]), ("The office wifi password is lemon77", "Written from Python.", "acme", {"source": "admin"}))
-        self.assertEqual(self.memory.get(before["id"]), {**updated, "classification": self.memory.get(before["id"])["classification"]})
+        # The background classification may land at any moment, so the record is read once and compared whole.
+        stored = self.memory.get(before["id"])
+        self.assertEqual(stored, {**updated, "classification": stored["classification"]})
         self.assertEqual([hit["id"] for hit in self.memory.recall("lemon77")], [before["id"]])
         self.assertEqual(self.memory.recall("orange42"), [])
 
