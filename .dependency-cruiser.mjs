@@ -1,6 +1,6 @@
 /**
- * The architecture rules of ../shared/STYLE.md ("The shape of the house"), checked by `npm run lint:deps`
- * (part of `npm test`) over the product code: everything but test/. There are no exceptions: a change that
+ * The architecture rules of the house style ("The shape of the house"; the README lists them), checked by
+ * `npm run lint:deps` (part of `npm test`) over the product code: everything but test/. There are no exceptions: a change that
  * breaks a rule moves the code, not the rule.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The closed set of error codes the service answers with, and the one place that maps them to HTTP status.
- * The table follows ../shared/spec/decisions.md (with version 1.1's `uri_too_long` and version 1.2's
- * `version_conflict` and `invalid_min_rank`); docs/api.md documents
+ * The table follows the interface's decisions (with version 1.1's `uri_too_long` and version 1.2's
+ * `version_conflict` and `invalid_min_rank`), as docs/api.md ("Errors") gives it, with
  * the additions: `invalid_request` and `headers_too_large` from the HTTP layer, and the two 503s that
  * bound a search, `overloaded` and `search_timeout`.
  */

@@ -1,5 +1,5 @@
 /**
- * Every row of the errors table in ../shared/spec/decisions.md, over real HTTP against the local server:
+ * Every row of the interface's errors table (docs/api.md, "Errors"), over real HTTP against the local server:
  * the exact status, the exact `error` code, a non-empty `message` and `Content-Type: application/json`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
