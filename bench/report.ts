@@ -7,7 +7,7 @@ import type { GrowthRun } from './steps/growth.js';
 import type { HostileRun } from './steps/hostile.js';
 import type { SearchRun } from './steps/searches.js';
 import type { WritePhase } from './steps/writes.js';
-import { median } from './support/stats.js';
+import { median, type LatencyStats } from './support/stats.js';
 
 /** Everything one run measured: bench/results/<date>.json. */
 export interface BenchResults {
@@ -55,6 +55,8 @@ export interface Goal {
 }
 
 const at = (runs: SearchRun[], concurrency: number) => runs.find((r) => r.concurrency === concurrency);
+/** A run's latencies for one kind, or over every kind ('all'). */
+const ofKind = (run: SearchRun | undefined, kind: keyof SearchRun['byKind'] | 'all') => (kind === 'all' ? run?.all : run?.byKind[kind]);
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const ratio = (x: number) => `${x.toFixed(2)}×`;
 
@@ -208,16 +210,13 @@ export function markdownReport(r: BenchResults): string {
     ...header(['Kind', 'HTTP c=1', 'HTTP c=8', 'HTTP c=32', 'Engine', 'Overhead', ...(peer ? ['PostgreSQL c=1', 'PostgreSQL c=8', 'PG p50 / ours (c=8)'] : [])]),
   );
   const kinds = Object.keys(r.searches.engine.byKind) as (keyof SearchRun['byKind'])[];
-  const pair = (run: SearchRun | undefined, kind: keyof SearchRun['byKind']) => {
-    const s = run?.byKind[kind];
-    return s ? `${ms(s.p50Ms)} / ${ms(s.p99Ms)}` : '–';
-  };
+  const pair = (s: LatencyStats | undefined) => (s ? `${ms(s.p50Ms)} / ${ms(s.p99Ms)}` : '–');
   for (const kind of [...kinds, 'all' as const]) {
-    const get = (run: SearchRun | undefined) => (kind === 'all' ? run?.all : run?.byKind[kind]);
-    const fmt = (run: SearchRun | undefined) => (kind === 'all' ? (run ? `${ms(run.all.p50Ms)} / ${ms(run.all.p99Ms)}` : '–') : pair(run, kind));
+    const get = (run: SearchRun | undefined) => ofKind(run, kind);
+    const fmt = (run: SearchRun | undefined) => pair(get(run));
     const http1 = get(at(r.searches.http, 1));
     const eng = get(r.searches.engine);
-    const cells: (string | number)[] = [kind === 'all' ? '**all**' : kind, fmt(at(r.searches.http, 1)), fmt(at(r.searches.http, 8)), fmt(at(r.searches.http, 32)), eng ? `${ms(eng.p50Ms)} / ${ms(eng.p99Ms)}` : '–', http1 && eng ? ratio(http1.p50Ms / eng.p50Ms) : '–'];
+    const cells: (string | number)[] = [kind === 'all' ? '**all**' : kind, fmt(at(r.searches.http, 1)), fmt(at(r.searches.http, 8)), fmt(at(r.searches.http, 32)), pair(eng), http1 && eng ? ratio(http1.p50Ms / eng.p50Ms) : '–'];
     if (peer) {
       const pg8 = get(at(peer.searches, 8));
       const ours8 = get(at(r.searches.http, 8));
@@ -250,10 +249,7 @@ export function markdownReport(r: BenchResults): string {
       ...header(['Kind', 'Floor c=1', 'Floor c=8', 'Floor c=32', 'Ours − floor, c=1', 'Ours − floor, c=8', ...(peer ? ['PostgreSQL c=8'] : [])]),
     );
     for (const kind of [...kinds, 'all' as const]) {
-      const p50 = (runs: SearchRun[] | undefined, c: number) => {
-        const run = runs && at(runs, c);
-        return (kind === 'all' ? run?.all : run?.byKind[kind])?.p50Ms;
-      };
+      const p50 = (runs: SearchRun[] | undefined, c: number) => ofKind(runs && at(runs, c), kind)?.p50Ms;
       const cell = (x: number | undefined) => (x === undefined ? '–' : ms(x));
       const over = (c: number) => {
         const [ours, bare] = [p50(r.searches.http, c), p50(floor, c)];
