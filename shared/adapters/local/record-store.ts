@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { AppError } from '../../domain/errors.js';
 import { IDEMPOTENCY_TTL_MS } from '../../domain/idempotency.js';
 import type { ListRequest } from '../../domain/listing.js';
@@ -37,15 +38,18 @@ export class SqliteRecordStore implements RecordStore {
   private readonly changeIndex: ReturnType<typeof indexChanges>;
   /** The methods below that run as one transaction each (a savepoint, inside a group commit). */
   private readonly tx;
+  /** What ping runs: a read of the schema, no table scan. */
+  private readonly schemaRead: Statement;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly clock: () => number = Date.now,
     private readonly merger?: Pick<SearchMerger, 'wake'>,
   ) {
     this.sql = recordStatements(db);
     this.commits = groupCommitOf(db);
     this.changeIndex = indexChanges(db);
+    this.schemaRead = db.prepare('SELECT count(*) FROM sqlite_schema');
     this.tx = {
       create: db.transaction(this.createRecord.bind(this)),
       update: db.transaction(this.updateRecord.bind(this)),
@@ -70,8 +74,8 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async ping(): Promise<void> {
-    // Throws when the connection is closed, or the file cannot be read (a schema read, no table scan).
-    this.db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    // Throws when the connection is closed, or the file cannot be read.
+    this.schemaRead.get();
   }
 
   async get(tenantId: string, id: string): Promise<StoredRecord | null> {

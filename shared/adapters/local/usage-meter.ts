@@ -44,6 +44,8 @@ export class SqliteUsageMeter implements UsageMeter {
   /** What `usage.queries` held for a tenant-month before the counts moved (read once each). */
   private readonly before = new Map<string, number>();
   private readonly beforeOf: Statement;
+  /** The `usage` rows of a month, of every tenant or of one. */
+  private readonly usageOf: { all: Statement<[string], Usage>; tenant: Statement<[string, string], Usage> };
   /** When the oldest count that no fsync has covered yet was made; null when there is none. */
   private unsyncedSince: number | null = null;
   private readonly openCounts: (db: Db) => Db;
@@ -55,6 +57,10 @@ export class SqliteUsageMeter implements UsageMeter {
     { openCounts = openQueryCounts, syncEveryMs = 1000, clock = Date.now }: UsageMeterOptions = {},
   ) {
     this.beforeOf = db.prepare('SELECT queries FROM usage WHERE tenant_id = ? AND month = ?').pluck();
+    this.usageOf = {
+      all: db.prepare('SELECT tenant_id, month, records, queries FROM usage WHERE month = ?'),
+      tenant: db.prepare('SELECT tenant_id, month, records, queries FROM usage WHERE month = ? AND tenant_id = ?'),
+    };
     this.openCounts = openCounts;
     this.syncEveryMs = syncEveryMs;
     this.clock = clock;
@@ -82,9 +88,7 @@ export class SqliteUsageMeter implements UsageMeter {
   }
 
   async list(month: string, tenantId?: string): Promise<Usage[]> {
-    const where = tenantId === undefined ? 'month = ?' : 'month = ? AND tenant_id = ?';
-    const args = tenantId === undefined ? [month] : [month, tenantId];
-    const rows = this.db.prepare<unknown[], Usage>(`SELECT tenant_id, month, records, queries FROM usage WHERE ${where}`).all(...args);
+    const rows = tenantId === undefined ? this.usageOf.all.all(month) : this.usageOf.tenant.all(month, tenantId);
     const counts = this.countsDb();
     const counted = (tenantId === undefined ? counts.month.all(month) : counts.tenantMonth.all(month, tenantId)) as { tenant_id: string; queries: number }[];
     const byTenant = new Map(rows.map((row) => [row.tenant_id, row]));
