@@ -10,9 +10,17 @@
  * spent, whatever else the machine ran. With `--base`, another checkout's server (its dist/ built, e.g. a
  * `git worktree` of an earlier commit) takes turns with this one, round by round, on the same records.
  * `--cpu-prof DIR` profiles each server's threads. The figures of each round, then the medians.
+ *
+ * The records that waited for the search index's merge are read on the server's file every 250 ms, and each
+ * round reports the most, and the most in each quarter of the load: over a load of many merges (each
+ * waits for 4 096 records or a second), level while the merge keeps up, rising when it falls behind. `--from DIR` writes into a copy of a database of `bench/engine-profile.ts` (DIR holds
+ * its memory.db and engine-profile.json), into its tenants (a new key each) rather than new ones, so that the
+ * merge takes the writes into a big index: a tenant of 500 000 records in /tmp/engine-1m. The copy's
+ * classification jobs, which the profile's import left queued, are dropped first, so that a round waits for
+ * its own writes only.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +33,8 @@ import { processCpu } from './support/process-cpu.js';
 import { note } from './support/progress.js';
 import { listeningUrl, readStartup } from './support/server.js';
 import { latencyStats } from './support/stats.js';
-import { createTenant } from './support/tenants.js';
+import { backlogOf } from './steps/writes.js';
+import { createTenant, keyOfTenant } from './support/tenants.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +43,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     base: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    from: { type: 'string' },
   },
 });
 const records = Number(values.records);
@@ -55,6 +65,9 @@ interface Round {
   /** All its threads, µs a write, until the classification and the merge had caught up. */
   caughtUpUs: number;
   jobsLeft: number;
+  /** The most records that waited for the merge during the load, and the most in each quarter of it. */
+  backlog: number;
+  byQuarter: number[];
 }
 
 const corpusOptions = { records, seed: DEFAULT_SEED };
@@ -62,6 +75,7 @@ const items = [...generateCorpus(corpusOptions)];
 
 async function round(root: string): Promise<Round> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-write-profile-'));
+  const existing = values.from ? fromDatabase(resolve(values.from), dataDir) : null;
   const prof = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
   const child = spawn(process.execPath, [...prof, join(root, 'scripts', 'launch.mjs'), 'server'], {
     cwd: root,
@@ -72,40 +86,65 @@ async function round(root: string): Promise<Round> {
   try {
     const url = await readStartup(child, listeningUrl);
     const keys = new Map<string, string>();
-    for (const spec of tenantsFor(corpusOptions)) keys.set(spec.name, (await createTenant(dataDir, spec.name)).api_key);
+    for (const spec of tenantsFor(corpusOptions)) {
+      const tenant = existing ? await keyOfTenant(dataDir, existing[spec.name]!) : await createTenant(dataDir, spec.name);
+      keys.set(spec.name, tenant.api_key);
+    }
     const client = new BenchHttp(url);
     const cpu = () => processCpu(child.pid!);
     const before = cpu();
     const latencies: number[] = [];
     let taken = 0;
+    const file = new Database(join(dataDir, 'memory.db'), { readonly: true });
+    const merge = new SearchMerge(file);
+    const samples: { at: number; backlog: number }[] = [];
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (taken < records) {
-          const item = items[taken++]!;
-          const t = performance.now();
-          const res = await client.send('POST', '/api/v1/record', keys.get(item.tenant)!, item.record);
-          latencies.push(performance.now() - t);
-          if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
-        }
-      }),
-    );
-    const stats = latencyStats(latencies, performance.now() - started);
+    const sampler = setInterval(() => samples.push({ at: performance.now() - started, backlog: merge.waitingAtMost() }), 250);
+    const progressLine = setInterval(() => note(`${latencies.length} of ${records} written, ${samples.at(-1)?.backlog ?? 0} waiting for the merge`), 10_000);
+    try {
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (taken < records) {
+            const item = items[taken++]!;
+            const t = performance.now();
+            const res = await client.send('POST', '/api/v1/record', keys.get(item.tenant)!, item.record);
+            latencies.push(performance.now() - t);
+            if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
+          }
+        }),
+      );
+    } finally {
+      clearInterval(sampler);
+      clearInterval(progressLine);
+    }
+    const wallMs = performance.now() - started;
+    const stats = latencyStats(latencies, wallMs);
+    const { maxMergeBacklog, mergeBacklogByQuarter } = backlogOf(samples, wallMs);
     const loaded = cpu();
-    const db = new Database(join(dataDir, 'memory.db'), { readonly: true });
-    const jobs = db.prepare('SELECT count(*) FROM classification_jobs').pluck();
-    const merge = new SearchMerge(db);
+    const jobs = file.prepare('SELECT count(*) FROM classification_jobs').pluck();
     const jobsLeft = jobs.get() as number;
     while ((jobs.get() as number) + merge.pending() > 0) await new Promise((r) => setTimeout(r, 200));
-    db.close();
+    file.close();
     const caughtUp = cpu();
     const per = (us: number) => Math.round(us / records);
-    return { perSecond: stats.perSecond, p50Ms: stats.p50Ms, p99Ms: stats.p99Ms, mainUs: per(loaded.main - before.main), allUs: per(loaded.all - before.all), caughtUpUs: per(caughtUp.all - before.all), jobsLeft };
+    return { perSecond: stats.perSecond, p50Ms: stats.p50Ms, p99Ms: stats.p99Ms, mainUs: per(loaded.main - before.main), allUs: per(loaded.all - before.all), caughtUpUs: per(caughtUp.all - before.all), jobsLeft, backlog: maxMergeBacklog, byQuarter: mergeBacklogByQuarter };
   } finally {
     child.kill('SIGTERM');
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Copies the database of a `bench/engine-profile.ts` directory into `dataDir`, without the classification
+ * jobs its import left queued; resolves each corpus tenant's name to its id there.
+ */
+function fromDatabase(from: string, dataDir: string): Record<string, string> {
+  cpSync(join(from, 'memory.db'), join(dataDir, 'memory.db'));
+  const db = new Database(join(dataDir, 'memory.db'));
+  db.prepare('DELETE FROM classification_jobs').run();
+  db.close();
+  return (JSON.parse(readFileSync(join(from, 'engine-profile.json'), 'utf8')) as { tenants: Record<string, string> }).tenants;
 }
 
 const results = new Map<string, Round[]>(checkouts.map(({ label }) => [label, []]));
@@ -120,9 +159,9 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`\n${records} writes at concurrency ${concurrency}, ${rounds} rounds, medians:\n`);
-console.log('| server | writes/s | p50 ms | p99 ms | main thread µs/write | all threads µs/write | jobs left | µs/write caught up |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| server | writes/s | p50 ms | p99 ms | main thread µs/write | all threads µs/write | jobs left | µs/write caught up | waiting for the merge, most |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [label, rs] of results) {
-  const m = (key: keyof Round) => median(rs.map((x) => x[key]));
-  console.log(`| ${label} | ${m('perSecond')} | ${m('p50Ms')} | ${m('p99Ms')} | ${m('mainUs')} | ${m('allUs')} | ${m('jobsLeft')} | ${m('caughtUpUs')} |`);
+  const m = (key: Exclude<keyof Round, 'byQuarter'>) => median(rs.map((x) => x[key]));
+  console.log(`| ${label} | ${m('perSecond')} | ${m('p50Ms')} | ${m('p99Ms')} | ${m('mainUs')} | ${m('allUs')} | ${m('jobsLeft')} | ${m('caughtUpUs')} | ${m('backlog')} |`);
 }

@@ -8,6 +8,12 @@ export interface WritePhase extends LatencyStats {
   concurrency: number;
   /** The most records that waited for the search index's merge, sampled every 250 ms during the phase (null unsampled). */
   maxMergeBacklog?: number | null;
+  /**
+   * The most that waited in each quarter of the phase's time, in order. Over a phase of many merges (each
+   * waits for 4 096 records or a second, search-merge-policy.ts), level when the merge keeps up, rising
+   * quarter after quarter when it falls behind. Absent unsampled, and in runs from before it was kept.
+   */
+  mergeBacklogByQuarter?: number[];
 }
 
 export interface WriteResult {
@@ -24,8 +30,9 @@ export interface WriteResult {
  * Loads the corpus through `POST /api/v1/record`, in phases of rising concurrency (1, 8, then 32 for the
  * rest), and times every write. Each answer is a 201 only once the record is durable, so the rate is the
  * rate of durable writes. With `mergeBacklog` (the records above the merge mark, read on the server's
- * file), each phase also reports the most that waited for the merge, sampled every 250 ms: whether the
- * merge kept up with the writes.
+ * file), each phase also reports the most that waited for the merge, sampled every 250 ms, over the phase
+ * and in each quarter of it: over a phase of many merges, whether the merge kept up with the writes
+ * (level) or fell behind (rising).
  */
 export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTenant>, options: CorpusOptions, mergeBacklog?: () => number): Promise<WriteResult> {
   const n = options.records;
@@ -45,9 +52,9 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
     const bar = progress(`writes at concurrency ${concurrency}`, count);
     const latencies: number[] = [];
     let taken = 0;
-    let maxMergeBacklog: number | null = mergeBacklog ? 0 : null;
-    const sampler = mergeBacklog ? setInterval(() => (maxMergeBacklog = Math.max(maxMergeBacklog ?? 0, mergeBacklog())), 250) : null;
+    const samples: { at: number; backlog: number }[] = [];
     const started = performance.now();
+    const sampler = mergeBacklog ? setInterval(() => samples.push({ at: performance.now() - started, backlog: mergeBacklog() }), 250) : null;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (taken < count) {
@@ -66,10 +73,22 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
         }
       }),
     );
+    const wallMs = performance.now() - started;
     if (sampler) clearInterval(sampler);
-    const stats = { concurrency, ...latencyStats(latencies, performance.now() - started), maxMergeBacklog };
+    const stats: WritePhase = { concurrency, ...latencyStats(latencies, wallMs), ...(sampler ? backlogOf(samples, wallMs) : { maxMergeBacklog: null }) };
     phases.push(stats);
-    bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms${maxMergeBacklog === null ? '' : `, merge backlog at most ${maxMergeBacklog} records`}`);
+    const kept = stats.mergeBacklogByQuarter ? `, merge backlog at most ${stats.maxMergeBacklog} records (by quarter: ${stats.mergeBacklogByQuarter.join(', ')})` : '';
+    bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms${kept}`);
   }
   return { phases, createdAt, midpoint: midpoint || createdAt[Math.floor(createdAt.length / 2)]!, perTenant };
+}
+
+/** The most of the samples, over the phase and in each quarter of its `wallMs` (0 where a quarter has none). */
+export function backlogOf(samples: readonly { at: number; backlog: number }[], wallMs: number): { maxMergeBacklog: number; mergeBacklogByQuarter: number[] } {
+  const byQuarter = [0, 0, 0, 0];
+  for (const { at, backlog } of samples) {
+    const q = Math.min(3, Math.floor((4 * at) / wallMs));
+    byQuarter[q] = Math.max(byQuarter[q]!, backlog);
+  }
+  return { maxMergeBacklog: Math.max(...byQuarter), mergeBacklogByQuarter: byQuarter };
 }

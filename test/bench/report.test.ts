@@ -151,4 +151,12 @@ describe('the benchmark goals', () => {
     expect(report).toMatch(/\| 8 \| \d+ \| 1500 \| .* \| — \|/);
     expect(report).toMatch(/\| 32 \| \d+ \| 3500 \| .* \| 6144 \|/);
   });
+
+  test('where the run kept the backlog by quarter of the phase, the goal and the table say whether it rose', () => {
+    const r = results({ writes: [{ concurrency: 32, ...stats(5), perSecond: 3500, maxMergeBacklog: 9000, mergeBacklogByQuarter: [4000, 9000, 6000, 7000] }] });
+    r.goals = evaluateGoals(r, smaller);
+    const report = markdownReport(r);
+    expect(report).toContain("3500 writes/s; at most 9000 records waited for the search index's merge (the most in each quarter of the phase: 4000, 9000, 6000, 7000) | yes |");
+    expect(report).toMatch(/\| 32 \| \d+ \| 3500 \| .* \| 9000 \(quarters: 4000, 9000, 6000, 7000\) \|/);
+  });
 });
