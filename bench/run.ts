@@ -95,8 +95,9 @@ for (const concurrency of CONCURRENCIES) {
   const onFloor = (floorClient ??= new BenchHttp(floorServer.url));
   floor.push(
     await runSearches('the same searches on the HTTP floor', workload, concurrency, rounds, async ({ tenant, query }) => {
-      const res = await onFloor.send('GET', searchPath(query), tenants.get(tenant)!.api_key);
-      if (res.status !== 200) throw new Error(`the HTTP floor answered ${res.status}: it holds no answer to ${searchPath(query)}`);
+      const path = searchPath(query);
+      const res = await onFloor.send('GET', path, tenants.get(tenant)!.api_key);
+      if (res.status !== 200) throw new Error(`the HTTP floor answered ${res.status}: it holds no answer to ${path}`);
     }),
   );
   if (pg) {
