@@ -47,6 +47,7 @@ import { DEFAULT_SEED, generateCorpus, QUERY_KINDS, queryWorkload, tenantsFor, t
 import { engineQuery } from './support/engine-query.js';
 import { note, progress } from './support/progress.js';
 import { median, percentile } from './support/stats.js';
+import { PROFILE_META, type ProfileDatabase } from './support/profile-database.js';
 
 const { values } = parseArgs({
   options: {
@@ -66,22 +67,15 @@ const { values } = parseArgs({
 const corpusOptions: CorpusOptions = { records: Number(values.records), seed: DEFAULT_SEED };
 const dir = resolve(values.dir!);
 const file = join(dir, 'memory.db');
-const metaFile = join(dir, 'engine-profile.json');
+const metaFile = join(dir, PROFILE_META);
 /** The per-kind count of the focus workload, as bench/run.ts has it for a full run. */
 const FOCUS_PER_KIND = 30;
 const IMPORT_BATCH = 5_000;
 /** The records' times: one every 10 ms up to the build, so `since` the midpoint keeps the newer half. */
 const SPACING_MS = 10;
 
-interface Meta {
-  records: number;
-  seed: number;
-  tenants: Record<string, string>;
-  midpoint: string;
-}
-
 if (!existsSync(metaFile)) await build();
-const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Meta;
+const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as ProfileDatabase;
 if (meta.records !== corpusOptions.records) throw new Error(`${dir} holds ${meta.records} records, not ${corpusOptions.records}: give another --dir`);
 
 const specs = tenantsFor(corpusOptions);
@@ -257,5 +251,5 @@ async function build(): Promise<void> {
   merging.finish();
   built.db.pragma('wal_checkpoint(TRUNCATE)');
   built.close();
-  writeFileSync(metaFile, `${JSON.stringify({ records: corpusOptions.records, seed: DEFAULT_SEED, tenants, midpoint } satisfies Meta, null, 2)}\n`);
+  writeFileSync(metaFile, `${JSON.stringify({ records: corpusOptions.records, seed: DEFAULT_SEED, tenants, midpoint } satisfies ProfileDatabase, null, 2)}\n`);
 }

@@ -11,6 +11,9 @@
  * checkout answers there, and each round times both servers, in alternating order, so that the noise of a
  * shared machine falls on both. Options:
  *   --records N     the corpus (default 5 000)
+ *   --from DIR      instead of a corpus written through the API, a copy of a database of
+ *                   `bench/engine-profile.ts` (DIR holds its memory.db and engine-profile.json; /tmp/engine-1m
+ *                   is the million-record one), searched with that corpus's workload in its tenants (a new key each)
  *   --per-kind N    searches of each kind per round (default 60)
  *   --rounds N      rounds (default 7)
  *   --base DIR      a second checkout to compare with
@@ -23,12 +26,12 @@
  *                   search (its main thread, and all its threads), read from /proc, which is what bounds
  *                   the searches a second when the cores are full
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { openSqliteAdapters } from '../shared/adapters/local/index.js';
 import { SqliteSearchIndex } from '../shared/adapters/local/search-index.js';
 import { SearchMerge } from '../shared/adapters/local/search-merge.js';
@@ -41,7 +44,8 @@ import { note } from './support/progress.js';
 import { BenchHttp } from './support/http.js';
 import { median, percentile, timedPool } from './support/stats.js';
 import { listeningUrl, readStartup } from './support/server.js';
-import type { BenchTenant } from './support/tenants.js';
+import { copyProfileDatabase } from './support/profile-database.js';
+import { createTenant, keyOfTenant, type BenchTenant } from './support/tenants.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,6 +57,7 @@ const { values } = parseArgs({
     'node-flags': { type: 'string' },
     kinds: { type: 'string' },
     concurrency: { type: 'string', default: '1' },
+    from: { type: 'string' },
   },
 });
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -94,15 +99,6 @@ async function startServer(root: string, dataDir: string, label: string): Promis
   return { url, pid: child.pid!, stop };
 }
 
-async function createTenant(dataDir: string, name: string): Promise<BenchTenant> {
-  const limits = ['--record-quota', '1000000000', '--query-quota', '1000000000', '--rate', '1000000', '--burst', '1000000'];
-  const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'launch.mjs'), 'admin', 'tenant', 'create', '--name', name, ...limits], {
-    cwd: ROOT,
-    env: { ...process.env, MEMORY_DATA_DIR: dataDir, LOG_LEVEL: 'ERROR' },
-  });
-  return JSON.parse(stdout) as BenchTenant;
-}
-
 async function drained(pending: () => number): Promise<void> {
   while (pending() > 0) await new Promise((done) => setTimeout(done, 250));
 }
@@ -111,20 +107,28 @@ async function drained(pending: () => number): Promise<void> {
 const dataDir = mkdtempSync(join(tmpdir(), 'memory-overhead-'));
 const dirs = [dataDir];
 try {
-  const loader = await startServer(ROOT, dataDir, 'load');
   const tenants = new Map<string, BenchTenant>();
-  for (const spec of tenantsFor(corpusOptions)) tenants.set(spec.name, await createTenant(dataDir, spec.name));
-  const loadClient = new BenchHttp(loader.url);
-  const writes = await loadCorpus(loadClient, tenants, corpusOptions);
-  loadClient.close();
-  {
-    const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
-    await drained(() => adapters.jobs.backlog());
-    const merge = new SearchMerge(adapters.db);
-    await drained(() => merge.pending());
-    adapters.close();
+  let source: { options: CorpusOptions; midpoint: string };
+  if (values.from) {
+    const profile = copyProfileDatabase(resolve(values.from), dataDir);
+    for (const [name, id] of Object.entries(profile.tenants)) tenants.set(name, await keyOfTenant(dataDir, id));
+    source = { options: { records: profile.records, seed: profile.seed }, midpoint: profile.midpoint };
+  } else {
+    const loader = await startServer(ROOT, dataDir, 'load');
+    for (const spec of tenantsFor(corpusOptions)) tenants.set(spec.name, await createTenant(dataDir, spec.name));
+    const loadClient = new BenchHttp(loader.url);
+    const writes = await loadCorpus(loadClient, tenants, corpusOptions);
+    loadClient.close();
+    {
+      const adapters = openSqliteAdapters(join(dataDir, 'memory.db'));
+      await drained(() => adapters.jobs.backlog());
+      const merge = new SearchMerge(adapters.db);
+      await drained(() => merge.pending());
+      adapters.close();
+    }
+    await loader.stop();
+    source = { options: corpusOptions, midpoint: writes.midpoint };
   }
-  await loader.stop();
 
   const variants: { label: string; root: string; dir: string }[] = [{ label: 'change', root: ROOT, dir: dataDir }];
   if (values.base) {
@@ -136,7 +140,7 @@ try {
   const servers = await Promise.all(variants.map(async (v) => ({ ...v, server: await startServer(v.root, v.dir, v.label) })));
   const clients = servers.map((s) => new BenchHttp(s.server.url, 1));
   const only = values.kinds?.split(',');
-  const workload = queryWorkload(corpusOptions, perKind, { since: writes.midpoint }).filter((q) => !only || only.includes(q.kind));
+  const workload = queryWorkload(source.options, perKind, { since: source.midpoint }).filter((q) => !only || only.includes(q.kind));
   if (workload.length === 0) throw new Error(`no searches of the kinds ${values.kinds}; the kinds are ${QUERY_KINDS.join(', ')}`);
   const adapters = openSqliteAdapters(join(dataDir, 'memory.db'), { merger: () => ({ wake: () => undefined, close: async () => undefined }) });
   const index = new SqliteSearchIndex(adapters.db);
@@ -229,7 +233,7 @@ try {
     }
     lines.push(cells.join('\t'));
   }
-  console.log(`medians over ${rounds} rounds of each round's p50 (ms), ${corpusOptions.records} records, ${perKind} searches a kind a round, concurrency ${concurrency} over HTTP`);
+  console.log(`medians over ${rounds} rounds of each round's p50 (ms), ${source.options.records} records, ${perKind} searches a kind a round, concurrency ${concurrency} over HTTP`);
   console.log(lines.join('\n'));
   for (const [label, spent] of cpuSpent) {
     const per = (us: number) => (us / spent.searches).toFixed(0);

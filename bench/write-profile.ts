@@ -20,7 +20,7 @@
  * its own writes only.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ import { SearchMerge } from '../shared/adapters/local/search-merge.js';
 import { DEFAULT_SEED, generateCorpus, tenantsFor } from './corpus.js';
 import { BenchHttp } from './support/http.js';
 import { processCpu } from './support/process-cpu.js';
+import { copyProfileDatabase } from './support/profile-database.js';
 import { note } from './support/progress.js';
 import { listeningUrl, readStartup } from './support/server.js';
 import { latencyStats } from './support/stats.js';
@@ -75,7 +76,7 @@ const items = [...generateCorpus(corpusOptions)];
 
 async function round(root: string): Promise<Round> {
   const dataDir = mkdtempSync(join(tmpdir(), 'memory-write-profile-'));
-  const existing = values.from ? fromDatabase(resolve(values.from), dataDir) : null;
+  const existing = values.from ? copyProfileDatabase(resolve(values.from), dataDir).tenants : null;
   const prof = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
   const child = spawn(process.execPath, [...prof, join(root, 'scripts', 'launch.mjs'), 'server'], {
     cwd: root,
@@ -133,18 +134,6 @@ async function round(root: string): Promise<Round> {
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/**
- * Copies the database of a `bench/engine-profile.ts` directory into `dataDir`, without the classification
- * jobs its import left queued; resolves each corpus tenant's name to its id there.
- */
-function fromDatabase(from: string, dataDir: string): Record<string, string> {
-  cpSync(join(from, 'memory.db'), join(dataDir, 'memory.db'));
-  const db = new Database(join(dataDir, 'memory.db'));
-  db.prepare('DELETE FROM classification_jobs').run();
-  db.close();
-  return (JSON.parse(readFileSync(join(from, 'engine-profile.json'), 'utf8')) as { tenants: Record<string, string> }).tenants;
 }
 
 const results = new Map<string, Round[]>(checkouts.map(({ label }) => [label, []]));
