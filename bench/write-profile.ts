@@ -13,11 +13,12 @@
  *
  * The records that waited for the search index's merge are read on the server's file every 250 ms, and each
  * round reports the most, and the most in each quarter of the load: over a load of many merges (each
- * waits for 4 096 records or a second), level while the merge keeps up, rising when it falls behind. `--from DIR` writes into a copy of a database of `bench/engine-profile.ts` (DIR holds
- * its memory.db and engine-profile.json), into its tenants (a new key each) rather than new ones, so that the
- * merge takes the writes into a big index: a tenant of 500 000 records in /tmp/engine-1m. The copy's
- * classification jobs, which the profile's import left queued, are dropped first, so that a round waits for
- * its own writes only.
+ * waits for 4 096 records or a second), level while the merge keeps up, rising when it falls behind.
+ *
+ * `--from DIR` writes into a copy of a database of `bench/engine-profile.ts` (DIR holds its memory.db and
+ * engine-profile.json), into its tenants (a new key each) rather than new ones, so that the merge takes the
+ * writes into a big index: a tenant of 500 000 records in /tmp/engine-1m. The copy's classification jobs,
+ * which the profile's import left queued, are dropped first, so that a round waits for its own writes only.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -84,11 +85,17 @@ async function round(root: string): Promise<Round> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  // The server's file, read beside it once the server has made it: the records waiting for the merge, and the
+  // classification jobs.
+  let file: Database.Database | undefined;
   try {
     const url = await readStartup(child, listeningUrl);
+    file = new Database(join(dataDir, 'memory.db'), { readonly: true });
     const keys = new Map<string, string>();
     for (const spec of tenantsFor(corpusOptions)) {
-      const tenant = existing ? await keyOfTenant(dataDir, existing[spec.name]!) : await createTenant(dataDir, spec.name);
+      const id = existing?.[spec.name];
+      if (existing && id === undefined) throw new Error(`${values.from} has no tenant ${spec.name}`);
+      const tenant = id === undefined ? await createTenant(dataDir, spec.name) : await keyOfTenant(dataDir, id);
       keys.set(spec.name, tenant.api_key);
     }
     const client = new BenchHttp(url);
@@ -96,7 +103,6 @@ async function round(root: string): Promise<Round> {
     const before = cpu();
     const latencies: number[] = [];
     let taken = 0;
-    const file = new Database(join(dataDir, 'memory.db'), { readonly: true });
     const merge = new SearchMerge(file);
     const samples: { at: number; backlog: number }[] = [];
     const started = performance.now();
@@ -125,11 +131,11 @@ async function round(root: string): Promise<Round> {
     const jobs = file.prepare('SELECT count(*) FROM classification_jobs').pluck();
     const jobsLeft = jobs.get() as number;
     while ((jobs.get() as number) + merge.pending() > 0) await new Promise((r) => setTimeout(r, 200));
-    file.close();
     const caughtUp = cpu();
     const per = (us: number) => Math.round(us / records);
     return { perSecond: stats.perSecond, p50Ms: stats.p50Ms, p99Ms: stats.p99Ms, mainUs: per(loaded.main - before.main), allUs: per(loaded.all - before.all), caughtUpUs: per(caughtUp.all - before.all), jobsLeft, backlog: maxMergeBacklog, byQuarter: mergeBacklogByQuarter };
   } finally {
+    file?.close();
     child.kill('SIGTERM');
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
