@@ -35,7 +35,7 @@ import { copyProfileDatabase } from './support/profile-database.js';
 import { note } from './support/progress.js';
 import { listeningUrl, readStartup } from './support/server.js';
 import { latencyStats } from './support/stats.js';
-import { backlogOf } from './steps/writes.js';
+import { sampleBacklog } from './steps/writes.js';
 import { createTenant, keyOfTenant } from './support/tenants.js';
 
 const { values } = parseArgs({
@@ -104,10 +104,10 @@ async function round(root: string): Promise<Round> {
     const latencies: number[] = [];
     let taken = 0;
     const merge = new SearchMerge(file);
-    const samples: { at: number; backlog: number }[] = [];
     const started = performance.now();
-    const sampler = setInterval(() => samples.push({ at: performance.now() - started, backlog: merge.waitingAtMost() }), 250);
-    const progressLine = setInterval(() => note(`${latencies.length} of ${records} written, ${samples.at(-1)?.backlog ?? 0} waiting for the merge`), 10_000);
+    const backlog = sampleBacklog(() => merge.waitingAtMost());
+    const progressLine = setInterval(() => note(`${latencies.length} of ${records} written, ${backlog.last()} waiting for the merge`), 10_000);
+    let waited: ReturnType<typeof backlog.stop>;
     try {
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
@@ -121,19 +121,17 @@ async function round(root: string): Promise<Round> {
         }),
       );
     } finally {
-      clearInterval(sampler);
+      waited = backlog.stop();
       clearInterval(progressLine);
     }
-    const wallMs = performance.now() - started;
-    const stats = latencyStats(latencies, wallMs);
-    const { maxMergeBacklog, mergeBacklogByQuarter } = backlogOf(samples, wallMs);
+    const stats = latencyStats(latencies, performance.now() - started);
     const loaded = cpu();
     const jobs = file.prepare('SELECT count(*) FROM classification_jobs').pluck();
     const jobsLeft = jobs.get() as number;
     while ((jobs.get() as number) + merge.pending() > 0) await new Promise((r) => setTimeout(r, 200));
     const caughtUp = cpu();
     const per = (us: number) => Math.round(us / records);
-    return { perSecond: stats.perSecond, p50Ms: stats.p50Ms, p99Ms: stats.p99Ms, mainUs: per(loaded.main - before.main), allUs: per(loaded.all - before.all), caughtUpUs: per(caughtUp.all - before.all), jobsLeft, backlog: maxMergeBacklog, byQuarter: mergeBacklogByQuarter };
+    return { perSecond: stats.perSecond, p50Ms: stats.p50Ms, p99Ms: stats.p99Ms, mainUs: per(loaded.main - before.main), allUs: per(loaded.all - before.all), caughtUpUs: per(caughtUp.all - before.all), jobsLeft, backlog: waited.maxMergeBacklog, byQuarter: waited.mergeBacklogByQuarter };
   } finally {
     file?.close();
     child.kill('SIGTERM');

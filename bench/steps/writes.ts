@@ -52,9 +52,8 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
     const bar = progress(`writes at concurrency ${concurrency}`, count);
     const latencies: number[] = [];
     let taken = 0;
-    const samples: { at: number; backlog: number }[] = [];
     const started = performance.now();
-    const sampler = mergeBacklog ? setInterval(() => samples.push({ at: performance.now() - started, backlog: mergeBacklog() }), 250) : null;
+    const backlog = mergeBacklog ? sampleBacklog(mergeBacklog) : null;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (taken < count) {
@@ -73,14 +72,30 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
         }
       }),
     );
-    const wallMs = performance.now() - started;
-    if (sampler) clearInterval(sampler);
-    const stats: WritePhase = { concurrency, ...latencyStats(latencies, wallMs), ...(sampler ? backlogOf(samples, wallMs) : { maxMergeBacklog: null }) };
+    const waited = backlog ? backlog.stop() : { maxMergeBacklog: null };
+    const stats: WritePhase = { concurrency, ...latencyStats(latencies, performance.now() - started), ...waited };
     phases.push(stats);
     const kept = stats.mergeBacklogByQuarter ? `, merge backlog at most ${stats.maxMergeBacklog} records (by quarter: ${stats.mergeBacklogByQuarter.join(', ')})` : '';
     bar.finish(`${stats.perSecond} writes/s, p50 ${stats.p50Ms} ms, p99 ${stats.p99Ms} ms${kept}`);
   }
   return { phases, createdAt, midpoint: midpoint || createdAt[Math.floor(createdAt.length / 2)]!, perTenant };
+}
+
+/**
+ * Reads `read` (how many records wait for the merge) every 250 ms from now until `stop`, which gives the most
+ * it read over that time and in each quarter of it (backlogOf); `last` is the newest reading, 0 before one.
+ */
+export function sampleBacklog(read: () => number): { last(): number; stop(): ReturnType<typeof backlogOf> } {
+  const samples: { at: number; backlog: number }[] = [];
+  const started = performance.now();
+  const timer = setInterval(() => samples.push({ at: performance.now() - started, backlog: read() }), 250);
+  return {
+    last: () => samples.at(-1)?.backlog ?? 0,
+    stop: () => {
+      clearInterval(timer);
+      return backlogOf(samples, performance.now() - started);
+    },
+  };
 }
 
 /** The most of the samples, over the phase and in each quarter of its `wallMs` (0 where a quarter has none). */
