@@ -8,12 +8,14 @@ import type { HostileRun } from './steps/hostile.js';
 import type { SearchRun } from './steps/searches.js';
 import type { WritePhase } from './steps/writes.js';
 import { median, type LatencyStats } from './support/stats.js';
+import { probeSentence, type MachineProbe } from './support/machine-probe.js';
 
 /** Everything one run measured: bench/results/<date>.json. */
 export interface BenchResults {
   date: string;
   mode: 'quick' | 'full';
-  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string };
+  /** `probe`: what the machine did at the run's start (absent in runs made before it was measured). */
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; probe?: MachineProbe };
   corpus: { records: number; seed?: number; tenants: TenantSpec[]; queriesPerKind: number; rounds: number };
   writes: WritePhase[];
   /**
@@ -192,6 +194,7 @@ export function markdownReport(r: BenchResults): string {
   const peer = r.peer;
   lines.push(
     `Run of ${r.date.slice(0, 16).replace('T', ' ')} UTC (${r.mode}), on ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}.`,
+    ...(r.machine.probe ? [probeSentence(r.machine.probe)] : []),
     `Corpus: ${r.corpus.records} records in ${r.corpus.tenants.length} tenants (${r.corpus.tenants.map((t) => `${Math.round(t.share * 100)} %`).join(', ')}), seed ${r.corpus.seed}; ${r.corpus.queriesPerKind} searches of each kind, ${r.corpus.rounds} rounds.`,
     '',
     '### Goals',

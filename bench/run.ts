@@ -36,6 +36,7 @@ import { note, progress } from './support/progress.js';
 import { checkGeneratedSection, replaceGeneratedSection } from './support/doc-section.js';
 import { BenchHttp } from './support/http.js';
 import { floorKey, startHttpFloor, type HttpFloor } from './support/http-floor.js';
+import { probeMachine, probeSentence } from './support/machine-probe.js';
 import { startBenchServer } from './support/server.js';
 import { createTenant, type BenchTenant } from './support/tenants.js';
 
@@ -62,6 +63,9 @@ const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
 const section = quick ? null : ({ 100_000: 'npm run bench', 1_000_000: 'npm run bench -- --records 1000000' } as Record<number, string>)[corpusOptions.records];
 if (section) checkGeneratedSection(docFile, section);
 note(`benchmark: ${quick ? 'quick' : 'full'} run, ${corpusOptions.records} records, seed ${corpusOptions.seed}${values.peers ? ', with PostgreSQL' : ''}`);
+// 0. What this machine does at this hour, to read the run's figures by (support/machine-probe.ts).
+const probe = await probeMachine();
+note(probeSentence(probe));
 
 // 1–2. The corpus through the HTTP API.
 const { server, tenants, client, writes } = await writtenCorpus(corpusOptions);
@@ -182,7 +186,7 @@ const hostile = await runHostileSearches({ seconds: quick ? 5 : 30 });
 const results: BenchResults = {
   date: started.toISOString(),
   mode: quick ? 'quick' : 'full',
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, probe },
   corpus: { ...corpusOptions, tenants: tenantsFor(corpusOptions), queriesPerKind: perKind, rounds },
   writes: writes.phases,
   searches: { http, engine, engineByTenant, floor },

@@ -107,6 +107,13 @@ describe('the benchmark goals', () => {
     expect(markdownReport(results())).not.toContain('The HTTP floor');
   });
 
+  test("the machine's probe is named under the run's line, when the run has one", () => {
+    const probe = { cpuLoopMs: 350, fsyncMs: 0.1, roundTripMs: 0.2 };
+    const report = markdownReport(results({ machine: { ...results().machine, probe } }));
+    expect(report.split('\n')[1]).toMatch(/^This machine at the start of the run .*a fixed loop of arithmetic 350 ms, an fsync of 4 KB 0\.100 ms, a round trip of 100 bytes to a bare HTTP server 0\.200 ms/);
+    expect(markdownReport(results()).split('\n')[1]).toMatch(/^Corpus: /);
+  });
+
   test('the growth goal takes the ratio of the two corpora timed in this run when there is one, over that of two runs', () => {
     const growth = (ratios: number[]) => ({ small: { records: 50_000, p50Ms: 1.1 }, big: { records: 500_000, p50Ms: 3.4 }, ratios });
     // The run against the smaller run on file: 4 / 2 = 2×. Paired in the run, the median of the rounds.
