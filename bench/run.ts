@@ -131,7 +131,7 @@ for (const spec of [specs[0]!, specs.at(-1)!]) {
 }
 // 4b. At a million records, the growth from 100 000 with both sides in this run (steps/growth.ts): the
 // 100 000-record corpus of the same seed, written the same way on a server of its own, then the biggest
-// tenant's common words on both, round by round.
+// tenant's searches of common words of both corpora's workloads, the same searches on both, round by round.
 let growth: GrowthRun | undefined;
 if (corpusOptions.records === 1_000_000) {
   const commonWords = (q: BenchQuery) => q.tenant === specs[0]!.name && q.kind === 'common-words';
@@ -140,9 +140,10 @@ if (corpusOptions.records === 1_000_000) {
   smaller.client.close();
   const smallEngine = engineOn(smaller.server.dataDir, smaller.tenants);
   try {
-    const small = { records: smaller.writes.perTenant[specs[0]!.name] ?? 0, queries: queryWorkload(options, focusPerKind * specs.length, { since: smaller.writes.midpoint }).filter(commonWords), search: smallEngine.search };
-    const big = { records: engineByTenant[0]!.records, queries: focusWorkload.filter(commonWords), search: onEngine };
-    growth = await pairedGrowth('growth from 100 000 records, common words, biggest tenant, engine', small, big, rounds * 2);
+    const queries = [...queryWorkload(options, focusPerKind * specs.length, { since: smaller.writes.midpoint }).filter(commonWords), ...focusWorkload.filter(commonWords)];
+    const small = { records: smaller.writes.perTenant[specs[0]!.name] ?? 0, search: smallEngine.search };
+    const big = { records: engineByTenant[0]!.records, search: onEngine };
+    growth = await pairedGrowth('growth from 100 000 records, common words, biggest tenant, engine', queries, small, big, rounds * 2);
   } finally {
     smallEngine.close();
     await smaller.server.stop();
