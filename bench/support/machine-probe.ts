@@ -7,11 +7,11 @@ import { median } from './stats.js';
 
 /**
  * What this machine does in a moment, measured at the start of a run, so that a run's figures can be read
- * against those of a run made at another hour. This shared machine's speed moves from one hour to the
- * next, and not alike for every kind of work: on 2026-11-28, in an hour when the benchmark's HTTP searches
- * and durable writes ran at a third of their speed of the day before, this probe's round trip took 0.37
- * ms, and a plainer client's 0.21 to 0.24 ms where it had taken 0.037 ms the day before
- * (docs/benchmarks.md). Three probes, each a median:
+ * against those of a run made at another hour, or on another host. This shared machine's speed moves from
+ * one hour to the next, and its host changed on 2026-11-27 (docs/benchmarks.md, step 0), and neither moves
+ * every kind of work alike: on the later host, where the benchmark's HTTP searches and durable writes run
+ * at a third of their speed on the first, this probe's round trip took 0.33 to 0.37 ms, and a plainer
+ * client's 0.21 to 0.24 ms where it had taken 0.037 ms on the first. Three probes, each a median:
  * - `cpuLoopMs`: a fixed loop of arithmetic on this thread (the engine's kind of work);
  * - `fsyncMs`: appending 4 KB to a file in the temporary directory, where the servers keep their data, and
  *   `fsync` (a durable write's wait);
