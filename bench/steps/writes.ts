@@ -54,25 +54,30 @@ export async function loadCorpus(client: BenchHttp, tenants: Map<string, BenchTe
     let taken = 0;
     const started = performance.now();
     const backlog = mergeBacklog ? sampleBacklog(mergeBacklog) : null;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (taken < count) {
-          taken++;
-          const at = createdAt.length;
-          createdAt.push('');
-          const item = corpus.next().value!;
-          perTenant[item.tenant] = (perTenant[item.tenant] ?? 0) + 1;
-          const t = performance.now();
-          const res = await client.send('POST', '/api/v1/record', tenants.get(item.tenant)!.api_key, item.record);
-          latencies.push(performance.now() - t);
-          if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
-          createdAt[at] = (JSON.parse(res.text) as { created_at: string }).created_at;
-          if (at === Math.floor(n / 2)) midpoint = createdAt[at]!;
-          bar.tick();
-        }
-      }),
-    );
-    const waited = backlog ? backlog.stop() : { maxMergeBacklog: null };
+    // Stopped however the phase ends, so that a failed write leaves no timer reading the server's file.
+    let waited: Pick<WritePhase, 'maxMergeBacklog' | 'mergeBacklogByQuarter'>;
+    try {
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (taken < count) {
+            taken++;
+            const at = createdAt.length;
+            createdAt.push('');
+            const item = corpus.next().value!;
+            perTenant[item.tenant] = (perTenant[item.tenant] ?? 0) + 1;
+            const t = performance.now();
+            const res = await client.send('POST', '/api/v1/record', tenants.get(item.tenant)!.api_key, item.record);
+            latencies.push(performance.now() - t);
+            if (res.status !== 201) throw new Error(`a write answered ${res.status} ${res.text}`);
+            createdAt[at] = (JSON.parse(res.text) as { created_at: string }).created_at;
+            if (at === Math.floor(n / 2)) midpoint = createdAt[at]!;
+            bar.tick();
+          }
+        }),
+      );
+    } finally {
+      waited = backlog ? backlog.stop() : { maxMergeBacklog: null };
+    }
     const stats: WritePhase = { concurrency, ...latencyStats(latencies, performance.now() - started), ...waited };
     phases.push(stats);
     const kept = stats.mergeBacklogByQuarter ? `, merge backlog at most ${stats.maxMergeBacklog} records (by quarter: ${stats.mergeBacklogByQuarter.join(', ')})` : '';
