@@ -26,8 +26,9 @@
  *                  on a shared machine a search's wall time includes the waits for a core, its CPU time
  *                  much less so, which is what an A/B on a busy machine wants. It counts all the process's
  *                  threads, so it is for two versions of the same searches, not two sizes: the commonest
- *                  words at 100 000 and 1 000 000 records took 5.57 and 11.33 ms by it (2.03×), and by the
- *                  clock, in the same half hour, 2.60 and 9.00 ms, then 2.52 and 8.81 (3.46× and 3.50×)
+ *                  words at 100 000 and 1 000 000 records (each size's own draw of them) took 5.57 and
+ *                  11.33 ms by it (2.03×), and by the clock, in the same half hour, 2.60 and 9.00 ms, then
+ *                  2.52 and 8.81 (3.46× and 3.50×)
  *
  * The records are imported a tenant's batch at a time, so a tenant's document numbers come in runs of up to
  * 5 000 where the HTTP writes of `npm run bench` interleave the tenants; the records' times are spaced
