@@ -2,7 +2,7 @@ import { openDatabase } from '../../shared/adapters/local/database.js';
 import type { Db } from '../../shared/adapters/local/db.js';
 import { INSERT_RECORD, UPDATE_RECORD } from '../../shared/adapters/local/record-sql.js';
 import { recordStatements } from '../../shared/adapters/local/record-statements.js';
-import { RECORD_COLUMNS, recordParams, toStoredRecord, type RecordRow } from '../../shared/adapters/local/rows.js';
+import { RECORD_COLUMNS, recordParams, RowReader, toStoredRecord, type RecordRow } from '../../shared/adapters/local/rows.js';
 import { newRecord } from '../../shared/domain/record.js';
 import { STORED_FIELDS } from '../../shared/domain/record-schema.js';
 
@@ -44,6 +44,25 @@ describe('the records table and the record schema', () => {
       expect(recordStatements(other)).not.toBe(recordStatements(db));
     } finally {
       other.close();
+    }
+  });
+
+  test("a RowReader's rows are better-sqlite3's own, key for key and in order, whatever the statement", () => {
+    recordStatements(db).insertRecord.run(recordParams(record));
+    recordStatements(db).insertRecord.run(recordParams({ ...record, id: 'second', metadata: null, classification: null }));
+    for (const sql of [
+      'SELECT *, ? AS rank FROM records WHERE tenant_id = ? ORDER BY seq',
+      // A column named twice: the later one wins, in both.
+      'SELECT r.*, ? AS rank, 7 AS title FROM records r WHERE r.tenant_id = ? ORDER BY seq DESC',
+    ]) {
+      const own = db.prepare(sql);
+      const reader = new RowReader<Record<string, unknown>>(db.prepare(sql));
+      const rows = reader.all(0.5, 'tenant');
+      expect(rows).toHaveLength(2);
+      expect(JSON.stringify(rows)).toBe(JSON.stringify(own.all(0.5, 'tenant')));
+      expect(JSON.stringify(reader.get(0.5, 'tenant'))).toBe(JSON.stringify(own.get(0.5, 'tenant')));
+      expect(reader.get(0.5, 'nobody')).toBeUndefined();
+      expect(reader.all(0.5, 'nobody')).toEqual([]);
     }
   });
 });

@@ -20,7 +20,7 @@ import type { Db } from './db.js';
 import { groupCommitOf, type GroupCommit } from './group-commit.js';
 import { indexChanges } from './index-changes.js';
 import { recordStatements, type RecordStatements } from './record-statements.js';
-import { filterConditions, recordParams, toStoredRecord, type RecordRow } from './rows.js';
+import { filterConditions, recordParams, toStoredRecord } from './rows.js';
 import type { SearchMerger } from './search-merger.js';
 
 /**
@@ -103,8 +103,8 @@ export class SqliteRecordStore implements RecordStore {
       values.push(request.after.created_at, request.after.id);
     }
     const rows = this.sql
-      .varying(`SELECT * FROM records WHERE tenant_id = ?${where.map((c) => ` AND ${c}`).join('')} ORDER BY created_at ${dir}, id ${dir} LIMIT ?`)
-      .all(tenantId, ...values, request.limit) as RecordRow[];
+      .rows(`SELECT * FROM records WHERE tenant_id = ?${where.map((c) => ` AND ${c}`).join('')} ORDER BY created_at ${dir}, id ${dir} LIMIT ?`)
+      .all(tenantId, ...values, request.limit);
     return rows.map(toStoredRecord);
   }
 

@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
-import { filterConditions, toSearchHit, type SearchRow } from './rows.js';
+import { filterConditions, RowReader, toSearchHit, type SearchRow } from './rows.js';
 import { FILTER_EXCLUDED_MAX, FILTER_SAMPLE, filterListReadMost, searchCost } from '../../search/cost.js';
 import type { Filter } from '../../search/filter.js';
 import { clausesOf } from '../../search/query.js';
@@ -107,6 +107,8 @@ export const BLOCK_CACHE_BYTES = 128 * 2 ** 20;
 export class SqliteSearchIndex implements SearchIndex {
   /** Prepared statements by SQL text: a search has one of a few dozen shapes (which filters it has). */
   private readonly statements = new Map<string, Statement>();
+  /** The same for the statements that read the records a search returns, each read through its own RowReader. */
+  private readonly readers = new Map<string, RowReader<SearchRow>>();
 
   private readonly postings: SqlitePostingStorage;
   private readonly tails: TailCache;
@@ -162,6 +164,12 @@ export class SqliteSearchIndex implements SearchIndex {
     let statement = this.statements.get(sql);
     if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
     return statement;
+  }
+
+  private rows(sql: string): RowReader<SearchRow> {
+    let reader = this.readers.get(sql);
+    if (!reader) this.readers.set(sql, (reader = new RowReader(this.db.prepare(sql))));
+    return reader;
   }
 
   async search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
@@ -242,14 +250,14 @@ export class SqliteSearchIndex implements SearchIndex {
     const from = newestRecordsSql(query, { from: true });
     const next = this.statement(edge.sql).get(tenantId, ...edge.values, this.newestWalk) as { created_at: string; id: string } | undefined;
     if (!next) return this.newestRows(tenantId, query);
-    const rows = this.statement(from.sql).all(tenantId, ...from.values, next.created_at, next.id, query.limit) as SearchRow[];
+    const rows = this.rows(from.sql).all(tenantId, ...from.values, next.created_at, next.id, query.limit);
     return rows.length === query.limit ? rows : undefined;
   }
 
   private newestRows(tenantId: string, query: SearchQuery): SearchRow[] {
     // The record filters, as conditions on the table and their values in order; the tenant is checked apart.
     const { sql, values } = newestRecordsSql(query);
-    return this.statement(sql).all(tenantId, ...values, query.limit) as SearchRow[];
+    return this.rows(sql).all(tenantId, ...values, query.limit);
   }
 
   private textRows(tenantId: string, query: SearchQuery, text: ParsedQuery, state: TenantState, storage: PostingStorage): SearchRow[] {
@@ -262,13 +270,13 @@ export class SqliteSearchIndex implements SearchIndex {
     const { hits, best } = searchScored(storage, tenantId, text, { k: query.limit, filter, ranking: RANKING, tail });
     if (hits.length === 0) return [];
     // The rank comes back in the row, which is then the search row as it is (no copy of a record a hit).
-    const row = this.statement('SELECT *, ? AS rank FROM records WHERE seq = ? AND tenant_id = ?');
+    const row = this.rows('SELECT *, ? AS rank FROM records WHERE seq = ? AND tenant_id = ?');
     const rows: SearchRow[] = [];
     for (const hit of hits) {
       const rank = rankFromScore(hit.score, best);
       // The hits come best first, so the first one below the cut-off ends them: the rest rank lower still.
       if (rank < (query.min_rank ?? 0)) break;
-      const found = row.get(rank, hit.doc, tenantId) as SearchRow | undefined;
+      const found = row.get(rank, hit.doc, tenantId);
       if (found) rows.push(found);
     }
     return rows;
