@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { StoredRecord } from '../../domain/record.js';
-import type { Db } from './db.js';
+import { preparedBySql, type Db } from './db.js';
 import { NEWEST_UPSERT_SQL } from './newest.js';
 import * as SQL from './record-sql.js';
 import { RowReader, type RecordParams, type RecordRow } from './rows.js';
@@ -9,8 +9,6 @@ type Seq = { seq: number };
 
 /** The statements of record-sql.ts, prepared on one connection, with their parameters and rows typed. */
 function prepare(db: Db) {
-  const varying = new Map<string, Statement>();
-  const readers = new Map<string, RowReader<RecordRow>>();
   return {
     insertRecord: db.prepare<RecordParams>(SQL.INSERT_RECORD),
     importRecord: db.prepare<RecordParams>(SQL.IMPORT_RECORD),
@@ -41,17 +39,9 @@ function prepare(db: Db) {
     /** Raises a block's newest time (newest.ts): (tenant, block, created_at). */
     raiseNewest: db.prepare<[tenantId: string, block: number, createdAt: string]>(NEWEST_UPSERT_SQL),
     /** A statement whose text varies with the request (a forget's selectors), prepared on its first use. */
-    varying(sql: string): Statement {
-      let statement = varying.get(sql);
-      if (!statement) varying.set(sql, (statement = db.prepare(sql)));
-      return statement;
-    },
+    varying: preparedBySql((sql): Statement => db.prepare(sql)),
     /** The same for a statement that reads whole records (a listing's, by its filters), through a RowReader. */
-    rows(sql: string): RowReader<RecordRow> {
-      let reader = readers.get(sql);
-      if (!reader) readers.set(sql, (reader = new RowReader(db.prepare(sql))));
-      return reader;
-    },
+    rows: preparedBySql((sql) => new RowReader<RecordRow>(db.prepare(sql))),
   };
 }
 

@@ -3,7 +3,7 @@ import { RANKING, rankFromScore } from '../../domain/rank.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './database.js';
+import { preparedBySql, type Db } from './db.js';
 import { newestBlockOf } from './newest.js';
 import { SqlitePostingStorage } from './posting-storage.js';
 import { filterConditions, RowReader, toSearchHit, type SearchRow } from './rows.js';
@@ -106,9 +106,9 @@ export const BLOCK_CACHE_BYTES = 128 * 2 ** 20;
  */
 export class SqliteSearchIndex implements SearchIndex {
   /** Prepared statements by SQL text: a search has one of a few dozen shapes (which filters it has). */
-  private readonly statements = new Map<string, Statement>();
+  private readonly statement: (sql: string) => Statement;
   /** The same for the statements that read the records a search returns, each read through its own RowReader. */
-  private readonly readers = new Map<string, RowReader<SearchRow>>();
+  private readonly rows: (sql: string) => RowReader<SearchRow>;
 
   private readonly postings: SqlitePostingStorage;
   private readonly tails: TailCache;
@@ -126,7 +126,7 @@ export class SqliteSearchIndex implements SearchIndex {
    * client walks on the caller's thread (NEWEST_WALK unless given; tests walk a few).
    */
   constructor(
-    private readonly db: Db,
+    db: Db,
     {
       excludedMax = FILTER_EXCLUDED_MAX,
       blockCacheBytes = BLOCK_CACHE_BYTES,
@@ -134,6 +134,8 @@ export class SqliteSearchIndex implements SearchIndex {
     }: { excludedMax?: number; blockCacheBytes?: number; newestWalk?: number } = {},
   ) {
     this.excludedMax = excludedMax;
+    this.statement = preparedBySql((sql) => db.prepare(sql));
+    this.rows = preparedBySql((sql) => new RowReader<SearchRow>(db.prepare(sql)));
     this.newestWalk = newestWalk;
     this.postings = new SqlitePostingStorage(db, { cacheBytes: blockCacheBytes });
     this.tails = new TailCache(db);
@@ -158,18 +160,6 @@ export class SqliteSearchIndex implements SearchIndex {
     const { upTo, gen, blockGen, superseded } = this.state.get(tenantId) as { upTo: number; gen: number; blockGen: number; superseded: 0 | 1 };
     this.postings.useCache(blockGen);
     return { tail: this.tails.tailOf(tenantId, upTo, gen), upTo, superseded: superseded === 1 };
-  }
-
-  private statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
-    return statement;
-  }
-
-  private rows(sql: string): RowReader<SearchRow> {
-    let reader = this.readers.get(sql);
-    if (!reader) this.readers.set(sql, (reader = new RowReader(this.db.prepare(sql))));
-    return reader;
   }
 
   async search(tenantId: string, query: SearchQuery): Promise<SearchHit[]> {
