@@ -120,6 +120,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     authorizer: createAuthorizerHandler({ keys, logger: lambdaLogger() }),
     logger,
     authCacheMs: config.authCacheMs,
+    ...(backend.authGeneration ? { authGeneration: backend.authGeneration } : {}),
     ...(metrics ? { onAnswered: (answer) => metrics.answered(answer) } : {}),
   });
   const metricsServer = metrics ? createMetricsServer(metrics, logger) : null;

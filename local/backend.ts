@@ -29,6 +29,14 @@ export interface Backend {
    * the job loop on its own thread.
    */
   classificationThread: ((settings: Omit<ClassificationThreadData, 'file'>, logger: Logger) => ClassificationLoop) | null;
+  /**
+   * A count that moves whenever what a key's authorization says may have changed (a key revoked, ended or
+   * changed, a tenant's limits changed, a tenant deleted), read by the gateway before it reuses a cached
+   * authorization: the embedded backend's, moved by its database's triggers in whichever process makes the
+   * change, so that a revoke by the admin CLI is refused at the next request. Null in the AWS-shaped one,
+   * whose gateway keeps an authorization for MEMORY_AUTH_CACHE_SECONDS, as API Gateway keeps it for its TTL.
+   */
+  authGeneration: (() => number) | null;
   /** Where the data lives, for the start-up line. */
   describe: string;
   /** Starts background work: the search index's merges, and the stream poller in the AWS-shaped backend. */

@@ -66,6 +66,7 @@ export async function openDynamoDbBackend(config: LocalConfig, aws: AwsConfig, l
     search: new TableCheckedSearch(search, dynamo.records),
     jobs: index.jobs,
     mergeBacklog: () => merge.pending(),
+    authGeneration: null,
     classificationThread: null,
     // Kept in the index file, which goes with the records table: a new table (and so no record a cursor
     // could point at) makes a new key.

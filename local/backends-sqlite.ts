@@ -31,6 +31,7 @@ export function openSqliteBackend(config: LocalConfig, logger: Logger): Backend 
     search,
     cursors: new CursorSealer(sqlite.secrets.get('cursor-key')),
     mergeBacklog: () => merge.pending(),
+    authGeneration: () => sqlite.keys.authGeneration(),
     classificationThread: (settings, threadLogger) => new ClassificationThread({ ...settings, file: config.databaseFile }, threadLogger),
     describe: `data in ${config.dataDir}`,
     // The merge thread starts with the server, not at its first write: a backlog that a restart or an

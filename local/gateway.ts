@@ -35,6 +35,11 @@ export interface GatewayOptions {
   logger: Logger;
   /** How long an Allow answer of the authorizer is reused for the same Authorization header. */
   authCacheMs: number;
+  /**
+   * When given, a count that moves whenever an authorization may have changed (Backend `authGeneration`):
+   * a cached answer is reused only while the count is the one read before the authorizer gave it.
+   */
+  authGeneration?: () => number;
   buckets?: TokenBuckets;
   /** Told of every answer once it is written (the operator's metrics, local/metrics.ts); not of a request whose client went away. */
   onAnswered?: (answer: Answered) => void;
@@ -67,7 +72,7 @@ type AuthorizerContext = Record<string, string>;
 
 /** Maps one HTTP request through the gateway's steps; every answer, including errors, is a proxy result. */
 class Gateway {
-  private readonly authCache = new Map<string, { context: AuthorizerContext; expiresAt: number }>();
+  private readonly authCache = new Map<string, { context: AuthorizerContext; expiresAt: number; generation: number | undefined }>();
   private readonly buckets: TokenBuckets;
 
   /** Each route with its path template read once: matching a request splits only the request's path. */
@@ -115,8 +120,10 @@ class Gateway {
     const identity = headers.authorization;
     if (identity === undefined) throw new AppError('unauthorized', 'A valid API key is required');
     const now = Date.now();
+    // Read before the authorizer runs: a change committed after this read moves the count past the answer's.
+    const generation = this.options.authGeneration?.();
     const cached = this.authCache.get(identity);
-    if (cached && cached.expiresAt > now) return cached.context;
+    if (cached && cached.expiresAt > now && cached.generation === generation) return cached.context;
 
     let result: APIGatewayAuthorizerResult;
     try {
@@ -156,7 +163,7 @@ class Gateway {
     Object.freeze(context);
     if (this.options.authCacheMs > 0) {
       if (this.authCache.size >= 10_000) this.authCache.clear();
-      this.authCache.set(identity, { context, expiresAt: now + this.options.authCacheMs });
+      this.authCache.set(identity, { context, expiresAt: now + this.options.authCacheMs, generation });
     }
     return context;
   }

@@ -92,6 +92,11 @@ test('a database of the engine before search_newest gets it, for every merged re
   const db = new Database(file);
   // Back to the schema before search_newest: without it, and with the listing indexes of then.
   db.exec(`
+    DROP TRIGGER api_keys_auth_update;
+    DROP TRIGGER api_keys_auth_delete;
+    DROP TRIGGER tenants_auth_update;
+    DROP TRIGGER tenants_auth_delete;
+    DROP TABLE auth_changes;
     DROP TRIGGER search_blocks_updated;
     DROP TRIGGER search_blocks_deleted;
     DROP TRIGGER search_positions_updated;

@@ -207,6 +207,20 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX records_tenant_agent_created;
   CREATE INDEX records_tenant_agent_created ON records(tenant_id, agent_id, created_at, id, type, client);
   `,
+  // A count of the changes to what a key's authorization says (a key revoked, ended, given other scopes,
+  // limits or agent, or deleted; a tenant's limits changed, or the tenant deleted), moved by triggers in
+  // whichever process makes the change: the server's gateway reuses a cached authorization only while the
+  // count stands (SqliteKeyStore.authGeneration), so a key the admin CLI revokes is refused at once. A
+  // key's last day of use moves nothing, nor does a new key or tenant, which no cache holds yet.
+  `
+  CREATE TABLE auth_changes (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL) STRICT;
+  INSERT INTO auth_changes (id, generation) VALUES (1, 0);
+  CREATE TRIGGER api_keys_auth_update AFTER UPDATE OF tenant_id, key_hash, rate, burst, status, scopes, agent_id, expires_at ON api_keys
+    BEGIN UPDATE auth_changes SET generation = generation + 1; END;
+  CREATE TRIGGER api_keys_auth_delete AFTER DELETE ON api_keys BEGIN UPDATE auth_changes SET generation = generation + 1; END;
+  CREATE TRIGGER tenants_auth_update AFTER UPDATE ON tenants BEGIN UPDATE auth_changes SET generation = generation + 1; END;
+  CREATE TRIGGER tenants_auth_delete AFTER DELETE ON tenants BEGIN UPDATE auth_changes SET generation = generation + 1; END;
+  `,
 ];
 
 /**

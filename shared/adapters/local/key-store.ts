@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { scopesOf, type ApiKeyInfo, type KeyGrant, type Limits, type Tenant } from '../../domain/tenant.js';
 import type { KeyLookup, KeyStore, NewTenant } from '../../ports.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 
 interface TenantRow {
@@ -56,7 +57,21 @@ const KEY_COLUMNS = 'id, tenant_id, rate, burst, status, scopes, agent_id, expir
 
 /** Tenants and API keys on SQLite. Keys are stored as SHA-256 hashes only. */
 export class SqliteKeyStore implements KeyStore {
-  constructor(private readonly db: Db, private readonly now: () => Date = () => new Date()) {}
+  private readonly generation: Statement;
+
+  constructor(private readonly db: Db, private readonly now: () => Date = () => new Date()) {
+    this.generation = db.prepare('SELECT generation FROM auth_changes').pluck();
+  }
+
+  /**
+   * A count that moves with every change to what an authorization of a key says (a key revoked, ended,
+   * changed or deleted; a tenant's limits changed, or the tenant deleted), whichever process made it: the
+   * database's triggers move it (database.ts, the migration of `auth_changes`). The local gateway reuses a
+   * cached authorization only while it stands.
+   */
+  authGeneration(): number {
+    return this.generation.get() as number;
+  }
 
   async createTenant({ name, limits }: NewTenant): Promise<Tenant> {
     const at = this.now();
