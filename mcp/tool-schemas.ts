@@ -48,7 +48,8 @@ export const recallArgsSchema = z.strictObject({
   ...recallQuerySchema.shape,
   min_rank: recallQuerySchema.shape.min_rank.meta({ description: RECALL_MIN_RANK }),
 });
-export const classifyArgsSchema = z.strictObject(classifyInputSchema.shape);
+// The text alone: the API's agent_id and type are not used, and a tool's schema lists only what matters.
+export const classifyArgsSchema = z.strictObject({ title: classifyInputSchema.shape.title, body: classifyInputSchema.shape.body });
 
 export const receiptOutputSchema = z.strictObject(recordReceiptSchema.shape);
 export const recallOutputSchema = z.strictObject({

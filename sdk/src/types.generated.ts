@@ -119,6 +119,14 @@ export interface ClassifyInput {
    * Its body. At most 65536 bytes in UTF-8.
    */
   body: string;
+  /**
+   * Optional and not used: the agent of the record to be, checked as on write.
+   */
+  agent_id?: string;
+  /**
+   * Optional and not used: the type the caller has in mind, checked as on write; the answer is the model's own.
+   */
+  type?: "fact" | "decision" | "exchange" | "deliverable" | "open_item" | "signal";
 }
 /**
  * A listing: filters, order, page size and cursor, all optional.

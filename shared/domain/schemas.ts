@@ -131,11 +131,17 @@ export const recordPatchSchema = z
 /** The fields a PATCH may change, in the order a missing one is named. */
 export const PATCH_FIELDS = ['title', 'body', 'type', 'client', 'metadata'] as const;
 
-/** Body of `POST /v1/classify`: a title and a body, with the same limits as on write. */
+/**
+ * Body of `POST /v1/classify`: a title and a body, with the same limits as on write. `agent_id` and `type`
+ * are not needed (decisions.md) but may come, as in the record about to be written: checked as on write,
+ * then not used. Any other field is refused.
+ */
 export const classifyInputSchema = z
   .strictObject({
     title: requiredText(LIMITS.titleChars).meta({ description: `The title of the record to be. At most ${LIMITS.titleChars} characters.` }),
     body: bodyText.meta({ description: `Its body. At most ${LIMITS.bodyBytes} bytes in UTF-8.` }),
+    agent_id: recordInputSchema.shape.agent_id.optional().meta({ description: 'Optional and not used: the agent of the record to be, checked as on write.' }),
+    type: recordTypeSchema.optional().meta({ description: 'Optional and not used: the type the caller has in mind, checked as on write; the answer is the model\'s own.' }),
   })
   .meta({ id: 'ClassifyInput', description: 'A title and a body to suggest a type for.' });
 

@@ -719,8 +719,20 @@ describe('classify', () => {
     expect(r.body.message).toContain('body');
   });
 
-  test.each(['agent_id', 'type'])('an extra field %s is invalid_field', async (field) => {
-    const r = await send('POST', '/v1/classify', { json: { title: 't', body: 'b', [field]: 'fact' } });
+  test('agent_id and type are not needed, and when sent (as in the record to be written) are checked as on write and change nothing', async () => {
+    const text = { title: 'We decided to adopt Postgres', body: 'The team agreed on it.' };
+    const alone = await send('POST', '/v1/classify', { json: text });
+    const withBoth = await send('POST', '/v1/classify', { json: { ...text, agent_id: 'planner', type: 'signal' } });
+    expect(alone.status).toBe(200);
+    expect(withBoth.status).toBe(200);
+    expect(withBoth.body).toEqual(alone.body);
+    expectError(await send('POST', '/v1/classify', { json: { ...text, type: 'memo' } }), 400, 'invalid_type');
+    expectError(await send('POST', '/v1/classify', { json: { ...text, agent_id: 'x'.repeat(10_000) } }), 400, 'invalid_field');
+    expectError(await send('POST', '/v1/classify', { json: { ...text, agent_id: 7 } }), 400, 'invalid_field');
+  });
+
+  test.each(['client', 'metadata', 'supersedes', 'titel'])('any other field, %s included, is invalid_field', async (field) => {
+    const r = await send('POST', '/v1/classify', { json: { title: 't', body: 'b', [field]: 'x' } });
     expectError(r, 400, 'invalid_field');
     expect(r.body.message).toContain(field);
   });

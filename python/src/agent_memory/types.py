@@ -62,13 +62,20 @@ class ForgetInput(TypedDict, total=False):
     dry_run: bool
 
 
-class ClassifyInput(TypedDict):
-    """A title and a body to suggest a type for."""
-
+class _ClassifyInputRequired(TypedDict):
     #: The title of the record to be. At most 2048 characters.
     title: str
     #: Its body. At most 65536 bytes in UTF-8.
     body: str
+
+
+class ClassifyInput(_ClassifyInputRequired, total=False):
+    """A title and a body to suggest a type for."""
+
+    #: Optional and not used: the agent of the record to be, checked as on write.
+    agent_id: str
+    #: Optional and not used: the type the caller has in mind, checked as on write; the answer is the model's own.
+    type: RecordType
 
 
 class RecordReceipt(TypedDict):
