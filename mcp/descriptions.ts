@@ -55,7 +55,7 @@ The rank is the share of what the query could score at best, so it means the sam
 The answer is a numbered list: each record's title, then its type, rank, creation time, agent, client and id (and its version when it was updated), then its body (a very long body is cut in the text, and says so).`;
 
 /** The description of memory_recall's min_rank, whose default here is the suggested cut-off, not the API's 0. */
-export const RECALL_MIN_RANK = `Leave out hits ranked below this, 0 to 1. Default ${SUGGESTED_MIN_RANK}, the suggested cut-off; 0 keeps every match. Ignored without q.`;
+export const RECALL_MIN_RANK = `Leave out hits ranked below this, 0 to 1. Default ${SUGGESTED_MIN_RANK}, the suggested cut-off, with q; without q no default, and any value above 0 leaves every record out (they rank 0). 0 keeps every match.`;
 
 /** memory_classify. */
 export const CLASSIFY = `Suggest which of the six record types fits a title and a body, before storing them with memory_remember. It stores nothing.

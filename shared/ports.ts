@@ -171,7 +171,10 @@ export interface SearchQuery {
   until?: string | undefined;
   /** True: superseded records too; otherwise only those whose superseded_by is null. */
   include_superseded?: boolean | undefined;
-  /** 0 to 1: text hits ranked below it are left out (shared/domain/rank.ts); none when absent. */
+  /**
+   * 0 to 1: hits ranked below it are left out (shared/domain/rank.ts); none when absent. A search without
+   * text ranks every record 0, so any value above 0 leaves them all out (decisions.md, as written).
+   */
   min_rank?: number | undefined;
   limit: number;
 }

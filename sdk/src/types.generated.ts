@@ -103,7 +103,7 @@ export interface RecallQuery {
    */
   include_superseded?: boolean;
   /**
-   * Leave out text hits ranked below this, a number from 0 to 1 (default 0: none left out), so a search may answer [] when nothing is relevant enough. 0.045 is the cut-off the judged sets suggest (docs/api.md, "Rank"). Ignored without q.
+   * Leave out hits ranked below this, a number from 0 to 1 (default 0: none left out), so a search may answer [] when nothing is relevant enough. 0.045 is the cut-off the judged sets suggest (docs/api.md, "Rank"). Without q every record ranks 0, so any value above 0 answers [].
    */
   min_rank?: number;
 }

@@ -183,8 +183,9 @@ const minRankParam = z
   .transform((n) => n ?? 0);
 
 const MIN_RANK =
-  'Leave out text hits ranked below this, a number from 0 to 1 (default 0: none left out), so a search may answer [] when nothing ' +
-  `is relevant enough. ${SUGGESTED_MIN_RANK} is the cut-off the judged sets suggest (docs/api.md, "Rank"). Ignored without q.`;
+  'Leave out hits ranked below this, a number from 0 to 1 (default 0: none left out), so a search may answer [] when nothing ' +
+  `is relevant enough. ${SUGGESTED_MIN_RANK} is the cut-off the judged sets suggest (docs/api.md, "Rank"). ` +
+  'Without q every record ranks 0, so any value above 0 answers [].';
 
 const UNTIL = 'Only records created before this date (YYYY-MM-DD, 00:00 UTC) or ISO 8601 date-time (exclusive).';
 

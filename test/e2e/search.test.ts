@@ -159,7 +159,7 @@ describe('rank', () => {
     expect(filtered.rank).toBe(alone.rank);
   });
 
-  test('min_rank leaves out the hits ranked below it: 0 keeps all, 1 keeps none, and without q it changes nothing', async () => {
+  test('min_rank leaves out the hits ranked below it: 0 keeps all, 1 keeps none, and without q, where every hit ranks 0, any value above 0 keeps none', async () => {
     const api = await freshClient();
     const titles = ['Deploy pipeline notes', 'Pipeline cleanup', 'Notes on the deploy of the pipeline and its tests', 'A note that mentions a deploy in passing among many other words'];
     for (const title of titles) await put(api, { title, body: 'Body text.' });
@@ -173,7 +173,11 @@ describe('rank', () => {
     expect(cut).toBeGreaterThan(all.at(-1).rank);
     expect(ids(await find(api, { q: 'deploy pipeline', min_rank: cut }))).toEqual(ids(all.filter((r) => r.rank >= cut)));
     expect(ids(await find(api, { q: 'deploy pipeline', min_rank: String(cut), limit: 1 }))).toEqual([all[0].id]);
-    expect(await find(api, { min_rank: 1 })).toHaveLength(titles.length);
+    expect(await find(api, { min_rank: 0 })).toHaveLength(titles.length);
+    for (const min_rank of [1, 0.045, '1e-5']) expect(await find(api, { min_rank })).toEqual([]);
+    // A blank q is no q.
+    expect(await find(api, { q: ' ', min_rank: 0 })).toHaveLength(titles.length);
+    expect(await find(api, { q: ' ', min_rank: 0.5 })).toEqual([]);
   });
 
   test('a min_rank that is not a number from 0 to 1 is 400 invalid_min_rank', async () => {

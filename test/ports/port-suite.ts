@@ -406,6 +406,10 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         const ids = async (q: Partial<SearchQuery> & { q?: string }) => (await search(tenantA, q)).map((h) => h.id);
         expect(await ids({})).toEqual([r3.id, r2.id, r1.id]);
         expect((await search(tenantA)).every((h) => h.rank === 0)).toBe(true);
+        // Hits ranked 0 are below any min_rank above 0, and at 0.
+        expect(await ids({ min_rank: 0 })).toEqual([r3.id, r2.id, r1.id]);
+        expect(await ids({ min_rank: 0.001 })).toEqual([]);
+        expect(await ids({ agent_id: 'x', min_rank: 1 })).toEqual([]);
         expect(await ids({ agent_id: 'x' })).toEqual([r3.id, r1.id]);
         expect(await ids({ type: 'decision', q: 'alpha' })).toEqual(expect.arrayContaining([r2.id, r3.id]));
         expect(await ids({ type: 'decision', q: 'alpha' })).toHaveLength(2);

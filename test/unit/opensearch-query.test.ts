@@ -205,6 +205,12 @@ describe('OpenSearch query builder', () => {
     for (const q of ['the', 'the of and', '*', '*:()', '"" ""', '---']) expect(build(q)).toBeNull();
   });
 
+  test('no text with a min_rank above 0 needs no request: every record it would list ranks 0', () => {
+    expect(build(null, { min_rank: 0.001 })).toBeNull();
+    expect(build(null, { min_rank: 1, agent_id: 'a' })).toBeNull();
+    expect(build(null, { min_rank: 0 })).toEqual(build(null));
+  });
+
   test('hostile input is only ever the text of match and match_phrase queries', () => {
     const hostile = [
       'title:(secret OR admin*) AND body:"drop"',

@@ -59,7 +59,8 @@ export async function searchView(app: ConsoleApp, route: Route): Promise<void> {
     main.append(h('p', { class: 'hint' }, 'Ask a question in plain English, or give a few words. Each search counts against the month’s query quota.'));
     return;
   }
-  const cut = minRank === '' ? {} : { min_rank: Number(minRank) };
+  // Without q every record ranks 0, so the cut-off would leave them all out: it goes with a question only.
+  const cut = minRank === '' || q.trim() === '' ? {} : { min_rank: Number(minRank) };
   const query: RecallQuery = { ...definedOnly({ q }), ...queryFilters(routeFilters(route.params, FILTERS)), limit: Number(limit), ...cut };
   const hits = await app.call((client) => client.recall(query));
   if (!hits) return;

@@ -23,8 +23,9 @@ export interface OpenSearchSearchRequest {
 }
 
 /**
- * Builds the search request for one tenant's query, or null when the query has words to match but none
- * left after parsing (only stop words or punctuation), so nothing can match and no request is needed.
+ * Builds the search request for one tenant's query, or null when nothing can be answered, so no request is
+ * needed: the query has words to match but none left after parsing (only stop words or punctuation), or it
+ * has no text and a `min_rank` above 0, which leaves out every record it would list (they rank 0).
  * The user's words only ever go in as the text of `match` and `match_phrase` queries, which analyze text
  * and read no syntax; nothing reaches a query-string parser.
  */
@@ -32,6 +33,7 @@ export function buildSearchRequest(tenantId: string, query: SearchQuery): OpenSe
   const filter = filters(tenantId, query);
   const page = { size: query.limit, track_total_hits: false, _source: SOURCE };
   if (query.text === null) {
+    if ((query.min_rank ?? 0) > 0) return null;
     return {
       routing: tenantId,
       body: { ...page, query: { bool: { filter } }, sort: [{ created_at: 'desc' }, { id: 'desc' }] },
