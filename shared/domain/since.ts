@@ -1,5 +1,8 @@
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))?$/i;
+// The offset's sign may be a space: a `+` written into a URL's query unencoded reaches the service as one
+// (`since=2026-01-05T10:20+02:00`), and a space can mean nothing else there. ISO 8601's offsets of hours alone
+// (`+02`) are read too.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+ -])(\d{2})(?::?(\d{2}))?)?$/i;
 
 /** The earliest instant a date may name: 0001-01-01T00:00:00.000Z. */
 export const EARLIEST_INSTANT = '0001-01-01T00:00:00.000Z';

@@ -257,6 +257,11 @@ describe('filters', () => {
     expect(ids(await find(api, { since: laterNoMs }))).toEqual([]);
     const offset = second.created_at.replace('Z', '+00:00');
     expect(ids(await find(api, { since: offset }))).toEqual([second.id]);
+    // A `+` written bare into the URL, which the query string reads as a space, is the offset's sign all the same.
+    const bare = (since: string) => api.request('GET', `/api/v1/query?since=${since}`);
+    const oneHourAhead = new Date(Date.parse(second.created_at) + 3_600_000).toISOString().replace('Z', '+01:00');
+    expect(ids((await bare(oneHourAhead)).body)).toEqual([second.id]);
+    expect(ids((await bare(oneHourAhead.replace('+01:00', '+01'))).body)).toEqual([second.id]);
 
     // A date means 00:00 UTC that day.
     const day = first.created_at.slice(0, 10);
