@@ -248,7 +248,7 @@ async function memoryCommand(argv: string[], env: NodeJS.ProcessEnv, stdin: () =
     }
     case 'usage': {
       options([]);
-      call = (client) => client.usage();
+      call = (client) => client.usage({ include: 'key' });
       break;
     }
     default:

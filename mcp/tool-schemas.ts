@@ -82,7 +82,11 @@ export const updateArgsSchema = z.strictObject({
 });
 
 export const usageArgsSchema = z.strictObject({});
-export const usageOutputSchema = z.strictObject(usageSchema.shape);
+// With the calling key's description (the API's `include=key`): what the agent's key may do.
+export const usageOutputSchema = z.strictObject({
+  ...usageSchema.shape,
+  key: usageSchema.shape.key.unwrap().meta({ description: 'The calling key: its scopes, its agent and its end.' }),
+});
 
 /** memory_forget's arguments: the API's selectors, with `confirm` in place of `dry_run`, the other way round. */
 const { dry_run: _dryRun, ...forgetSelectors } = forgetInputSchema.shape;

@@ -237,7 +237,7 @@ export function createMemoryMcpServer(client: MemoryClient, options: MemoryTools
     },
     (_args, extra) =>
       answer(
-        () => client.usage({ signal: extra.signal }),
+        () => client.usage({ include: 'key' }, { signal: extra.signal }),
         options.apiUrl,
         (usage) => ({ content: [{ type: 'text', text: usageText(usage) }], structuredContent: { ...usage } }),
       ),

@@ -27,6 +27,7 @@ import {
   recordSchema,
   searchHitSchema,
   suggestionSchema,
+  usageQuerySchema,
   usageSchema,
 } from '../shared/domain/schemas.js';
 
@@ -43,6 +44,7 @@ export async function sdkTypesSource(): Promise<string> {
     [classifyInputSchema, 'input'],
     [listQuerySchema, 'input'],
     [forgetInputSchema, 'input'],
+    [usageQuerySchema, 'input'],
     [recordReceiptSchema, 'output'],
     [searchHitSchema, 'output'],
     [recordSchema, 'output'],

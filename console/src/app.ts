@@ -232,7 +232,7 @@ export class ConsoleApp {
     }
     this.busy(true);
     try {
-      const usage = await client.usage();
+      const usage = await client.usage({ include: 'key' });
       this.key = { tenantId: usage.tenant_id, scopes: new Set(usage.key.scopes), agentId: usage.key.agent_id, expiresAt: usage.key.expires_at };
     } catch (error) {
       if (error instanceof MemoryApiError && error.status === 403) {

@@ -3,6 +3,7 @@ import { quotaMonth } from '../../shared/domain/quota-month.js';
 import { apiFunction } from '../../shared/http/api-route.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
+import { parseUsageQuery } from '../../shared/domain/validation.js';
 import type { UsageMeter } from '../../shared/ports.js';
 
 export interface UsageHandlerDeps {
@@ -26,6 +27,7 @@ export function createUsageHandler({ usage, logger, now = () => new Date() }: Us
   return apiFunction(logger, 'usage', {
     memory_usage: async (event) => {
       const { tenantId, limits, scopes, agentId, expiresAt } = principalOf(event);
+      const { include } = parseUsageQuery(event.queryStringParameters ?? {});
       const month = quotaMonth(now());
       const [counted] = await usage.list(month, tenantId);
       return jsonResult(200, {
@@ -34,7 +36,8 @@ export function createUsageHandler({ usage, logger, now = () => new Date() }: Us
         records: allowance(counted?.records ?? 0, limits.recordQuota),
         queries: allowance(counted?.queries ?? 0, limits.queryQuota),
         rate_limit: { rate: limits.rate, burst: limits.burst },
-        key: { scopes, agent_id: agentId, expires_at: expiresAt },
+        // The answer is decisions.md's object, field for field, unless the caller asks for the key too.
+        ...(include === 'key' ? { key: { scopes, agent_id: agentId, expires_at: expiresAt } } : {}),
       });
     },
   });

@@ -12,6 +12,7 @@ import type {
   ForgetResult,
   ListQuery,
   RecallQuery,
+  UsageQuery,
   Record as MemoryRecord,
   RecordInput,
   RecordPage,
@@ -56,6 +57,7 @@ export type {
   ForgetResult,
   ListQuery,
   RecallQuery,
+  UsageQuery,
   Record,
   RecordInput,
   RecordPage,
@@ -284,11 +286,13 @@ export class MemoryClient {
   /**
    * The tenant's use of the current UTC month (`GET /api/v1/usage`, `memory_usage`): records written and
    * searches answered, each as `{used, quota, remaining}`, and the calling key's `rate_limit`
-   * (`{rate, burst}`). It counts against neither quota; like every read it is retried on 429 and on a
-   * failed connection.
+   * (`{rate, burst}`); with `{ include: 'key' }`, also what the calling key may do (`key`). It counts
+   * against neither quota; like every read it is retried on 429 and on a failed connection.
    */
-  usage(options: CallOptions = {}): Promise<Usage> {
-    return this.#call({ operation: 'memory_usage', signal: options.signal });
+  usage(query: UsageQuery & { include: 'key' }, options?: CallOptions): Promise<Usage & Required<Pick<Usage, 'key'>>>;
+  usage(query?: UsageQuery, options?: CallOptions): Promise<Usage>;
+  usage(query: UsageQuery = {}, options: CallOptions = {}): Promise<Usage> {
+    return this.#call({ operation: 'memory_usage', query, signal: options.signal });
   }
 
   /** One call: attempts until an answer that is not retryable, at most 1 + maxRetries of them. */

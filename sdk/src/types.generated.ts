@@ -202,6 +202,15 @@ export interface ForgetInput {
   dry_run?: boolean;
 }
 /**
+ * What the usage answer includes beyond the usage.
+ */
+export interface UsageQuery {
+  /**
+   * key: the answer also describes the calling key (`key`: its scopes, agent and end).
+   */
+  include?: "key";
+}
+/**
  * The stored record's id and creation time.
  */
 export interface RecordReceipt {
@@ -420,9 +429,9 @@ export interface Usage {
     burst: number;
   };
   /**
-   * The calling key: its scopes, its agent and its end, so a caller (the console) can show what it may do.
+   * Only with `include=key`: the calling key, its scopes, its agent and its end, so a caller (the console) can show what it may do.
    */
-  key: {
+  key?: {
     /**
      * What the key may do: read, write, delete.
      */

@@ -19,6 +19,7 @@ import {
   recordSchema,
   searchResultsSchema,
   suggestionSchema,
+  usageQuerySchema,
   usageSchema,
 } from '../domain/schemas.js';
 import type { Scope } from '../domain/tenant.js';
@@ -257,9 +258,10 @@ export const OPERATIONS = [
     summary: "The tenant's usage this month",
     description:
       'Records and searches used this month (UTC), the quotas and what remains, from the same counters that enforce the quotas, ' +
-      "and the calling key's rate limit. Counts against neither quota.",
+      "and the calling key's rate limit; with `include=key`, also what the calling key may do. Counts against neither quota.",
+    query: { schema: usageQuerySchema, defaults: {} },
     responses: { 200: { description: 'The usage.', headers: requestId(), schema: usageSchema } },
-    errors: [...EVERY_OPERATION],
+    errors: [...EVERY_OPERATION, 'invalid_field'],
   },
   classifyOperation('memory_classify', '/v1/classify', 'The same operation answers at `POST /api/v1/classify`.'),
   classifyOperation('memory_classify_alias', '/api/v1/classify', 'The same operation as `POST /v1/classify` (`memory_classify`), under the `/api/v1` prefix.'),

@@ -301,6 +301,7 @@ export type ListQuery = z.input<typeof listQuerySchema>;
 export type ForgetInput = z.output<typeof forgetInputSchema>;
 export type RecallQuery = z.input<typeof recallQuerySchema>;
 export type ClassifyInput = z.output<typeof classifyInputSchema>;
+export type UsageQuery = z.output<typeof usageQuerySchema>;
 export type RecordPatch = z.output<typeof recordPatchSchema>;
 
 // Responses. The handlers build these shapes; the end-to-end tests parse real answers with these schemas
@@ -368,6 +369,19 @@ const allowance = (what: string) =>
     })
     .meta({ description: `${what}: used, quota and remaining.` });
 
+/**
+ * The query of `GET /api/v1/usage`: the answer is decisions.md's object, field for field, unless the caller
+ * asks for the calling key's description too. Other parameters are ignored, as in a search.
+ */
+export const usageQuerySchema = z
+  .object({
+    include: z
+      .enum(['key'], { error: 'must be key' })
+      .optional()
+      .meta({ description: 'key: the answer also describes the calling key (`key`: its scopes, agent and end).' }),
+  })
+  .meta({ id: 'UsageQuery', description: 'What the usage answer includes beyond the usage.' });
+
 /** The answer of `GET /api/v1/usage` (200). */
 export const usageSchema = z
   .strictObject({
@@ -387,7 +401,8 @@ export const usageSchema = z
         agent_id: z.string().nullable().meta({ description: 'The agent the key is bound to, or null.' }),
         expires_at: z.string().nullable().meta({ description: 'When the key stops working (ISO 8601), or null.' }),
       })
-      .meta({ description: 'The calling key: its scopes, its agent and its end, so a caller (the console) can show what it may do.' }),
+      .optional()
+      .meta({ description: 'Only with `include=key`: the calling key, its scopes, its agent and its end, so a caller (the console) can show what it may do.' }),
   })
   .meta({ id: 'Usage', description: "The tenant's use of the current month, from the counters that enforce the quotas." });
 

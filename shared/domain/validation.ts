@@ -11,10 +11,12 @@ import {
   recordInputSchema,
   recordPatchSchema,
   searchParamsSchema,
+  usageQuerySchema,
   type ForgetInput,
   type ListParams,
   type RecordPatch,
   type SearchParams,
+  type UsageQuery,
 } from './schemas.js';
 import { DATE_FORMS } from './since.js';
 import { isBlank } from './text.js';
@@ -104,6 +106,9 @@ export function parseRecordPatch(input: unknown): RecordPatch {
 
 /** Validates the body of a classify request. */
 export const parseClassifyInput = parserOf(classifyInputSchema);
+
+/** Validates the query of `GET /api/v1/usage`; throws AppError(invalid_field). */
+export const parseUsageQuery: (params: Record<string, string | undefined>) => UsageQuery = parserOf(usageQuerySchema);
 
 /** Validates the query string of a search; throws AppError(invalid_limit | invalid_since | invalid_until | invalid_type | invalid_field). */
 export const parseSearchParams: (params: Record<string, string | undefined>) => SearchParams = parserOf(searchParamsSchema);

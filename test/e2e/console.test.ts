@@ -515,7 +515,7 @@ if (!CHROMIUM) {
     await page.getByRole('link', { name: 'Records', exact: true }).click();
     await seeText(page.getByRole('alert'), 'An internal error occurred. Quote the request_id when you report it. (500 internal_error) (request id req-0042)');
     await page.unrouteAll();
-    await page.route('**/api/v1/usage', (route) => route.abort('connectionrefused'));
+    await page.route('**/api/v1/usage?*', (route) => route.abort('connectionrefused'));
     await page.getByRole('link', { name: 'Usage', exact: true }).click();
     await seeText(page.getByRole('alert'), including(`Cannot reach the API at ${server.url}.`));
     await page.unrouteAll();

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-test('a new tenant has used nothing, and asking counts nothing', async () => {
+test('a new tenant has used nothing, and asking counts nothing; the answer is decisions.md\'s object, field for field', async () => {
   const tenant = await svc.newTenant({ recordQuota: 5, queryQuota: 7, rate: 30, burst: 60 });
   const api = svc.client(tenant.api_key);
   const expected = {
@@ -21,7 +21,6 @@ test('a new tenant has used nothing, and asking counts nothing', async () => {
     records: { used: 0, quota: 5, remaining: 5 },
     queries: { used: 0, quota: 7, remaining: 7 },
     rate_limit: { rate: 30, burst: 60 },
-    key: { scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null },
   };
   expect((await api.request('GET', '/api/v1/usage')).body).toEqual(expected);
   expect((await api.request('GET', '/api/v1/usage')).body).toEqual(expected);
@@ -61,13 +60,21 @@ test("a tenant sees its own usage only", async () => {
   expect(usage.records.used).toBe(0);
 });
 
-test('it says what the calling key may do: its scopes, its agent and its end', async () => {
+test('with include=key it also says what the calling key may do: its scopes, its agent and its end', async () => {
   const tenant = await svc.newTenant();
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
   const bound = await issueKey(svc.backend.keys, tenant.tenant_id, { scopes: ['read', 'delete'], agentId: 'support-bot', expiresAt });
-  expect((await svc.client(bound.api_key).request('GET', '/api/v1/usage')).body.key).toEqual({
-    scopes: ['read', 'delete'],
-    agent_id: 'support-bot',
-    expires_at: expiresAt,
+  const api = svc.client(bound.api_key);
+  const plain = (await api.request('GET', '/api/v1/usage')).body;
+  expect(plain).not.toHaveProperty('key');
+  expect((await api.request('GET', '/api/v1/usage?include=key')).body).toEqual({
+    ...plain,
+    key: { scopes: ['read', 'delete'], agent_id: 'support-bot', expires_at: expiresAt },
   });
+  expect((await svc.client(tenant.api_key).request('GET', '/api/v1/usage?include=key')).body.key).toEqual({ scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null });
+  // Other parameters are ignored, as in a search; an include the service does not know is refused.
+  expect((await api.request('GET', '/api/v1/usage?verbose=1')).body).toEqual(plain);
+  const unknown = await api.request('GET', '/api/v1/usage?include=keys');
+  expect({ status: unknown.status, error: unknown.body.error }).toEqual({ status: 400, error: 'invalid_field' });
+  expect(unknown.body.message).toContain('include');
 });

@@ -180,8 +180,8 @@ describe('the TypeScript SDK against the local server', () => {
       records: { used: 0, quota: 50, remaining: 50 },
       queries: { used: 0, quota: 40, remaining: 40 },
       rate_limit: { rate: 500, burst: 700 },
-      key: { scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null },
     });
+    expect(await sdk.usage({ include: 'key' })).toEqual({ ...empty, key: { scopes: ['read', 'write', 'delete'], agent_id: null, expires_at: null } });
 
     for (const title of ['Usage note one', 'Usage note two', 'Usage note three']) await sdk.remember(note(title));
     await sdk.recall({ q: 'usage note' });

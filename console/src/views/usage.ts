@@ -9,7 +9,7 @@ export async function usageView(app: ConsoleApp, _route: Route): Promise<void> {
     main.append(h('h2', { tabindex: '-1' }, 'Usage'), h('p', { class: 'notice' }, 'This key lacks the read scope, so it cannot see the usage.'));
     return;
   }
-  const usage = await app.call((client) => client.usage());
+  const usage = await app.call((client) => client.usage({ include: 'key' }));
   if (!usage) {
     main.append(h('h2', { tabindex: '-1' }, 'Usage'));
     return;

@@ -196,6 +196,6 @@ class AsyncMemoryClient:
         """MemoryClient.forget_status."""
         return await self._run(self._sync.forget_status, job_id)
 
-    async def usage(self) -> Usage:
+    async def usage(self, *, include_key: bool = False) -> Usage:
         """MemoryClient.usage."""
-        return await self._run(self._sync.usage)
+        return await self._run(self._sync.usage, include_key=include_key)

@@ -287,11 +287,11 @@ class MemoryClient:
         ``matched`` and ``deleted``."""
         return self._call("memory_forget_status", params={"job_id": job_id})
 
-    def usage(self) -> Usage:
+    def usage(self, *, include_key: bool = False) -> Usage:
         """The tenant's use of the current UTC month (``GET /api/v1/usage``): ``records`` and ``queries``,
-        each ``{"used", "quota", "remaining"}``, the calling key's ``rate_limit`` and what the key may do
-        (``key``). It counts against neither quota."""
-        return self._call("memory_usage")
+        each ``{"used", "quota", "remaining"}``, and the calling key's ``rate_limit``; with
+        ``include_key=True``, also what the key may do (``key``). It counts against neither quota."""
+        return self._call("memory_usage", query={"include": "key"} if include_key else None)
 
     # How a call is made.
 

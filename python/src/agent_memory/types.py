@@ -225,7 +225,7 @@ class UsageRateLimit(TypedDict):
 
 
 class UsageKey(TypedDict):
-    """The calling key: its scopes, its agent and its end, so a caller (the console) can show what it may do."""
+    """Only with `include=key`: the calling key, its scopes, its agent and its end, so a caller (the console) can show what it may do."""
 
     #: What the key may do: read, write, delete.
     scopes: List[Literal["read", "write", "delete"]]
@@ -235,9 +235,7 @@ class UsageKey(TypedDict):
     expires_at: Optional[str]
 
 
-class Usage(TypedDict):
-    """The tenant's use of the current month, from the counters that enforce the quotas."""
-
+class _UsageRequired(TypedDict):
     tenant_id: str
     #: The current month, UTC: YYYY-MM.
     month: str
@@ -247,7 +245,12 @@ class Usage(TypedDict):
     queries: UsageQueries
     #: The calling key's rate limit.
     rate_limit: UsageRateLimit
-    #: The calling key: its scopes, its agent and its end, so a caller (the console) can show what it may do.
+
+
+class Usage(_UsageRequired, total=False):
+    """The tenant's use of the current month, from the counters that enforce the quotas."""
+
+    #: Only with `include=key`: the calling key, its scopes, its agent and its end, so a caller (the console) can show what it may do.
     key: UsageKey
 
 
