@@ -1,9 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { quotaMonth } from '../../shared/domain/quota-month.js';
+import { parseUsageQuery } from '../../shared/domain/validation.js';
 import { apiFunction } from '../../shared/http/api-route.js';
 import { principalOf } from '../../shared/http/auth-context.js';
 import { jsonResult } from '../../shared/http/responses.js';
-import { parseUsageQuery } from '../../shared/domain/validation.js';
 import type { UsageMeter } from '../../shared/ports.js';
 
 export interface UsageHandlerDeps {
@@ -20,8 +20,8 @@ function allowance(used: number, quota: number) {
 /**
  * `GET /api/v1/usage` (memory_usage): the caller's tenant's current UTC month, read from the counters that
  * enforce the quotas (strongly consistent on DynamoDB), against the quotas and the rate limit the key's
- * requests are held to (the authorizer's), so it agrees with what the next write or search is told. It
- * counts against neither quota.
+ * requests are held to (the authorizer's), so it agrees with what the next write or search is told; with
+ * `include=key`, also the calling key's scopes, agent and end. It counts against neither quota.
  */
 export function createUsageHandler({ usage, logger, now = () => new Date() }: UsageHandlerDeps) {
   return apiFunction(logger, 'usage', {
@@ -36,7 +36,7 @@ export function createUsageHandler({ usage, logger, now = () => new Date() }: Us
         records: allowance(counted?.records ?? 0, limits.recordQuota),
         queries: allowance(counted?.queries ?? 0, limits.queryQuota),
         rate_limit: { rate: limits.rate, burst: limits.burst },
-        // The answer is decisions.md's object, field for field, unless the caller asks for the key too.
+        // decisions.md's object, field for field, unless the caller asks for the key too.
         ...(include === 'key' ? { key: { scopes, agent_id: agentId, expires_at: expiresAt } } : {}),
       });
     },
