@@ -138,10 +138,13 @@ describe('record input', () => {
     expect(codeOf(() => parseRecordInput({ bogus: 1 }))).toBe('invalid_field');
   });
 
-  test('classify takes exactly a title and a body', () => {
+  test('classify takes a title and a body, and an agent_id and a type checked as on write; nothing else', () => {
     expect(parseClassifyInput({ title: 't', body: 'b' })).toEqual({ title: 't', body: 'b' });
     expect(codeOf(() => parseClassifyInput({ title: 't' }))).toBe('missing_field');
-    expect(codeOf(() => parseClassifyInput({ title: 't', body: 'b', agent_id: 'a' }))).toBe('invalid_field');
+    expect(parseClassifyInput({ title: 't', body: 'b', agent_id: 'a', type: 'fact' })).toEqual({ title: 't', body: 'b', agent_id: 'a', type: 'fact' });
+    expect(codeOf(() => parseClassifyInput({ title: 't', body: 'b', type: 'memo' }))).toBe('invalid_type');
+    expect(codeOf(() => parseClassifyInput({ title: 't', body: 'b', agent_id: 3 }))).toBe('invalid_field');
+    expect(codeOf(() => parseClassifyInput({ title: 't', body: 'b', client: 'c' }))).toBe('invalid_field');
   });
 });
 
