@@ -106,11 +106,18 @@ function joinNegativeValues(argv: string[]): string[] {
 export function parseCommandLine(argv: string[], cwd: string = process.cwd()) {
   let parsed;
   try {
-    parsed = parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
+    parsed = parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS, tokens: true });
   } catch (error) {
     throw usage(`${(error as Error).message} (see --help)`);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
+  // parseArgs keeps the last of a repeated option: `--scope read --scope write` would make a write-only key.
+  const given = tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+  const repeated = [...new Set(given.filter((name, i) => given.indexOf(name) !== i))];
+  if (repeated.length > 0) {
+    const hint = repeated.includes('scope') ? '; --scope takes a comma list, e.g. --scope read,write' : '';
+    throw usage(`${repeated.map((o) => `--${o}`).join(', ')} given more than once: give each option once${hint}`);
+  }
   if (values.help || positionals.length === 0) return { help: true as const };
   const command = COMMANDS[positionals[0]!] ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const spec = COMMANDS[command];
@@ -177,7 +184,7 @@ function keyEnd(inRaw: string | undefined, atRaw: string | undefined): string | 
   if (inRaw !== undefined && atRaw !== undefined) throw usage('give --expires-in or --expires-at, not both');
   if (inRaw !== undefined) {
     const m = /^(\d{1,5})([dhm])$/.exec(inRaw.trim());
-    if (!m || Number(m[1]) === 0) throw usage('--expires-in must be a whole number of days, hours or minutes, e.g. 30d, 12h or 90m');
+    if (!m || Number(m[1]) === 0) throw usage('--expires-in must be a whole number from 1 to 99999 of days, hours or minutes, e.g. 30d, 12h or 90m');
     const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
     return new Date(Date.now() + Number(m[1]) * unit).toISOString();
   }

@@ -1,7 +1,7 @@
 /** What each admin command does, once its command line is checked and its stores are open. */
 import { hashApiKey, isKeyId } from '../shared/domain/api-key.js';
 import type { KeyStore } from '../shared/ports.js';
-import type { Limits, Tenant } from '../shared/domain/tenant.js';
+import { expired, type Limits, type Tenant } from '../shared/domain/tenant.js';
 import { backupTo, restoreFrom } from './admin-backup.js';
 import { causeOf, CliError } from './admin-cli-error.js';
 import type { CommandLine } from './admin-command-line.js';
@@ -140,10 +140,15 @@ async function keyRevoke({ line, stores }: CommandContext): Promise<unknown> {
   return revoked;
 }
 
-/** Prints a tenant's keys. */
+/**
+ * Prints a tenant's keys. A key past its `expires_at` shows as `expired`: it answers 401, like a revoked one
+ * (decisions.md), though what is stored of it is only its end.
+ */
 async function keyList({ line, stores }: CommandContext): Promise<unknown> {
   const { keys } = stores;
-  return await keys.listKeys((await requireTenant(keys, line.tenant!)).tenant_id);
+  const now = new Date();
+  const listed = await keys.listKeys((await requireTenant(keys, line.tenant!)).tenant_id);
+  return listed.map((key) => (key.status === 'active' && expired(key, now) ? { ...key, status: 'expired' } : key));
 }
 
 /** Prints the usage counters of a month, of every tenant or one. */

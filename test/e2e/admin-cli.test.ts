@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Client, aRecord } from '../support/local-service.js';
 import { admin, killAll, removeDir, runAdmin, startServer, tempDir, type ServerProcess } from '../support/child-server.js';
 
@@ -141,6 +142,14 @@ test('key create --scope, --agent and --expires-in make a key that can do less a
   expect(shown.agent_id).toBe('dashboard');
   expect(Date.parse(shown.expires_at) - Date.now()).toBeGreaterThan(29 * 86_400_000);
   expect(listed.find((k) => k.key_id === scoped.key_id)).toMatchObject({ scopes: ['read', 'write', 'delete'], expires_at: null, agent_id: null });
+  // Once its end has passed (moved back here, as the CLI takes no end in the past), the key shows as expired.
+  expect(shown.status).toBe('active');
+  const db = new Database(join(dir, 'memory.db'));
+  db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run('2001-01-01T00:00:00.000Z', limited.key_id);
+  db.close();
+  const later = (await runAdmin(['key', 'list', '--tenant', scoped.tenant_id], env)).json as any[];
+  expect(later.find((k) => k.key_id === limited.key_id)).toMatchObject({ status: 'expired', expires_at: '2001-01-01T00:00:00.000Z' });
+  expect(later.find((k) => k.key_id === scoped.key_id)!.status).toBe('active');
   for (const args of [['--agent', ' '], ['--scope', 'admin'], ['--expires-in', '3 weeks'], ['--expires-at', '2001-01-01'], ['--expires-in', '1d', '--expires-at', '2099-01-01']]) {
     const r = await runAdmin(['key', 'create', '--tenant', acme.tenant_id, ...args], env);
     expect({ code: r.code, error: JSON.parse(r.stderr.trim().split('\n').at(-1)!).error }).toEqual({ code: 2, error: 'usage' });
@@ -196,6 +205,8 @@ test('every malformed command line exits 2 with a usage error that names the pro
     [['key', 'revoke'], /key revoke needs exactly one argument/],
     [['key', 'revoke', 'a', 'b'], /key revoke needs exactly one argument/],
     [['key', 'create'], /--tenant <tenant_id> is required/],
+    [['key', 'create', '--tenant', 'x', '--scope', 'read', '--scope', 'write'], /--scope given more than once: give each option once; --scope takes a comma list, e\.g\. --scope read,write/],
+    [['usage', '--tenant', 'a', '--month', '2026-01', '--tenant', 'b'], /--tenant given more than once/],
     [['usage', '--name', 'x'], /usage does not take --name/],
     [['tenant', 'update', '--tenant', 'x'], /tenant update needs at least one of --name, --record-quota, --query-quota, --rate, --burst/],
     [['export'], /--tenant <tenant_id> is required/],
