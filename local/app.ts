@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAuthorizerHandler } from '../functions/authorizer/handler.js';
@@ -82,12 +83,35 @@ async function closeServer(server: Server, graceMs: number): Promise<void> {
 }
 
 /**
+ * What takes back the files a first start made, for a start that fails before the first key is stored
+ * (its port taken, say): the embedded database this start created, and the data directory if it made that
+ * too and nothing else is in it. So such a start stores nothing, the next start is a first start again,
+ * and the admin CLI still finds no database there (no_database; `restore` into it works). Nothing is
+ * removed where a database was before.
+ */
+function newFilesUndo(config: LocalConfig): () => void {
+  if (config.aws) return () => undefined;
+  const dirExisted = existsSync(config.dataDir);
+  if (existsSync(config.databaseFile)) return () => undefined;
+  return () => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(config.databaseFile + suffix, { force: true });
+    if (dirExisted) return;
+    try {
+      rmdirSync(config.dataDir);
+    } catch {
+      // Something else is in it now: it stays.
+    }
+  };
+}
+
+/**
  * The local composition root: the configured backend (SQLite, or DynamoDB with its stream in the
  * AWS-shaped mode), the same Lambda handlers as on AWS, a gateway that plays API Gateway and the
  * authorizer, and a job loop that plays SQS for the classifier.
  */
 export async function startLocalService(config: LocalConfig): Promise<LocalService> {
   const logger = new Logger({ serviceName: 'memory', logLevel: config.logLevel });
+  const undoNewFiles = newFilesUndo(config);
   const backend = await openBackend(config, logger);
   const { records, search, keys, usage, jobs } = backend;
   const classifier = defaultClassifier;
@@ -133,6 +157,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     await listen(server, config.port, config.host);
   } catch (error) {
     await backend.close();
+    undoNewFiles();
     throw error;
   }
   if (metricsServer && config.metrics) {
@@ -141,6 +166,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     } catch (error) {
       await closeServer(server, 0);
       await backend.close();
+      undoNewFiles();
       throw error;
     }
   }
@@ -153,6 +179,7 @@ export async function startLocalService(config: LocalConfig): Promise<LocalServi
     await new Promise<void>((resolve) => server.close(() => resolve()));
     if (metricsServer) await closeServer(metricsServer, 0);
     await backend.close();
+    undoNewFiles();
     throw error;
   }
   // A crash can leave jobs leased to the dead process; take them back now rather than after the lease.

@@ -136,7 +136,7 @@ test('a second start on the same directory prints no key but how to make one, ke
   expect(server.stdout()).toContain('Lost the API key? The admin CLI makes a new one, on this data directory, with no key needed:\n  npm run --silent admin -- tenant list\n  npm run --silent admin -- key create --tenant <tenant_id>\n');
 });
 
-test('a first start whose port is taken exits 1 with one clear line and stores no tenant; the next start prints the key', async () => {
+test('a first start whose port is taken exits 1 with one clear line and stores nothing, not even the data directory; the next start prints the key', async () => {
   const fresh = join(dir, 'port-taken');
   const holder = createServer();
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
@@ -147,7 +147,8 @@ test('a first start whose port is taken exits 1 with one clear line and stores n
     const next = port < 65535 ? port + 1 : 8787;
     expect(result.stderr).toBe(`cannot listen on 127.0.0.1:${port}: another process uses the port. Stop it, or choose another port, e.g. PORT=${next} npm start\n`);
     expect(result.stdout).not.toMatch(/mem_|First start|listening/);
-    expect(await admin(['tenant', 'list'], { MEMORY_DATA_DIR: fresh })).toEqual([]);
+    // So the admin CLI finds no database there, and a restore into it is allowed.
+    expect(existsSync(fresh)).toBe(false);
   } finally {
     await new Promise((resolve) => holder.close(resolve));
   }
@@ -159,6 +160,16 @@ test('a first start whose port is taken exits 1 with one clear line and stores n
   expect((await new Client(server.url, key).recall({ q: 'anything' })).status).toBe(200);
   expect(await admin(['tenant', 'list'], { MEMORY_DATA_DIR: fresh })).toEqual([expect.objectContaining({ name: 'default' })]);
   expect((await server.stop('SIGTERM')).code).toBe(0);
+
+  // A later start whose port is taken removes nothing of a database that was there.
+  const again = createServer();
+  await new Promise<void>((resolve) => again.listen(0, '127.0.0.1', resolve));
+  try {
+    expect((await runProgram('server', [], { PORT: String((again.address() as AddressInfo).port), MEMORY_DATA_DIR: fresh })).code).toBe(1);
+  } finally {
+    await new Promise((resolve) => again.close(resolve));
+  }
+  expect(await admin(['tenant', 'list'], { MEMORY_DATA_DIR: fresh })).toEqual([expect.objectContaining({ name: 'default' })]);
 });
 
 test('an invalid configuration exits non-zero with a clear message on stderr', async () => {
