@@ -188,6 +188,8 @@ export function checkLine(text: string): { record: ImportedRecord } | { problem:
         'the first 48 bits of a record id are the millisecond of its created_at',
     };
   }
+  const lifecycle = lifecycleProblem(raw);
+  if (lifecycle !== null) return { problem: lifecycle };
   const { agent_id, type, title, body, client, metadata } = raw;
   const input = recordInputSchema.safeParse({ agent_id, type, title, body, client, metadata });
   if (!input.success) return { problem: describeIssues(input.error.issues) };
@@ -207,6 +209,19 @@ export function checkLine(text: string): { record: ImportedRecord } | { problem:
       superseded_by: raw.superseded_by,
     },
   };
+}
+
+/**
+ * What of a record's version, updated_at and superseded_by the service could never have written
+ * (decisions.md: version 1 when created and one more for each update, updated_at null until the first
+ * update), or null. Whether a superseded_by names a record is not checked: it may come later in the file.
+ */
+function lifecycleProblem({ id, created_at, version, updated_at, superseded_by }: ImportedRecord): string | null {
+  if (version === 1 && updated_at !== null) return `updated_at: ${updated_at}, but version 1 is a record never updated, whose updated_at is null`;
+  if (version > 1 && updated_at === null) return `updated_at: null, but version ${version} is a record updated ${version - 1} times, whose updated_at is set`;
+  if (updated_at !== null && Date.parse(updated_at) < Date.parse(created_at)) return `updated_at: ${updated_at} is before created_at ${created_at}`;
+  if (superseded_by === id) return 'superseded_by: a record cannot supersede itself';
+  return null;
 }
 
 /** What an import did, as the CLI prints it. */

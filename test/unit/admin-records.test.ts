@@ -96,6 +96,11 @@ describe('checkLine', () => {
     ['text that is not JSON', '{"id":', /^not JSON/],
     ['a version of 0', JSON.stringify(line(1, { version: 0 })), /^version: /],
     ['an updated_at that is no timestamp', JSON.stringify(line(1, { version: 2, updated_at: 'yesterday' })), /^updated_at: /],
+    // What the service never writes: updated_at set on version 1, null past it, or before created_at.
+    ['an updated_at on version 1', JSON.stringify(line(1, { version: 1, updated_at: at(40).toISOString() })), /^updated_at: .*, but version 1 is a record never updated/],
+    ['no updated_at on version 2', JSON.stringify(line(1, { version: 2, updated_at: null })), /^updated_at: null, but version 2 is a record updated 1 times/],
+    ['an updated_at before created_at', JSON.stringify(line(5, { version: 2, updated_at: at(1).toISOString() })), /^updated_at: .* is before created_at/],
+    ['a record that supersedes itself', JSON.stringify(((r) => ({ ...r, superseded_by: r.id }))(line(1))), /^superseded_by: a record cannot supersede itself/],
     ['an array', '[]', /record: /],
     ['a tenant_id (an export has none)', JSON.stringify({ ...line(1), tenant_id: 'x' }), /tenant_id/],
     ['a field the API does not name', JSON.stringify({ ...line(1), rank: 1 }), /rank/],
