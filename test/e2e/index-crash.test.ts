@@ -8,6 +8,7 @@ import { parseQuery } from '../../shared/domain/query-parse.js';
 import { admin, killAll, removeDir, runAdmin, spawnProgram, startServer, tempDir, waitFor, waitForMerge, type ServerProcess } from '../support/child-server.js';
 import { indexProblems } from '../support/index-invariants.js';
 import { Client } from '../support/local-service.js';
+import { seedOf } from '../support/seed.js';
 
 /**
  * The search index survives SIGKILL at any moment: the server runs as a child process under a load of
@@ -23,7 +24,7 @@ import { Client } from '../support/local-service.js';
  */
 
 const given = process.env.CRASH_SEED;
-const SEED = given === undefined ? 27 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);
+const SEED = seedOf(given, 27);
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const random = mulberry32(SEED);
 const between = (low: number, high: number) => low + Math.floor(random() * (high - low));

@@ -11,6 +11,7 @@ import { issueKey } from '../../local/tenants.js';
 import { openDatabase } from '../../shared/adapters/local/database.js';
 import type { Db } from '../../shared/adapters/local/db.js';
 import { SqliteKeyStore } from '../../shared/adapters/local/key-store.js';
+import { seedOf } from '../support/seed.js';
 
 /**
  * The local gateway's cache of authorizations on SQLite, as a model-based test (fast-check's `fc.commands`):
@@ -202,7 +203,7 @@ async function runModel({ seed, runs, withGeneration }: { seed: number; runs: nu
 }
 
 const given = process.env.MODEL_SEED;
-const SEED = given === undefined ? 20261128 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);
+const SEED = seedOf(given, 20261128);
 const RUNS = Number(process.env.MODEL_RUNS ?? 60);
 
 test(`every request is answered as the keys and tenants stand, whatever the admin CLI changed while the gateway kept answers (seed ${SEED}, ${RUNS} runs)`, async () => {

@@ -1,6 +1,7 @@
 import { describeWithDynamoDb } from '../support/dynamodb.js';
 import { awsShapedSystem } from './aws-shaped-system.js';
 import { runSearchIndexModel } from './search-index-model.js';
+import { seedOf } from '../support/seed.js';
 
 /**
  * The model of search-index-model.ts on the AWS-shaped backend: DynamoDB Local, its stream feeding the
@@ -11,7 +12,7 @@ import { runSearchIndexModel } from './search-index-model.js';
  */
 
 const given = process.env.MODEL_SEED;
-const SEED = given === undefined ? 20261126 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);
+const SEED = seedOf(given, 20261126);
 const RUNS = Number(process.env.MODEL_RUNS ?? 4);
 const MAX_COMMANDS = Number(process.env.MODEL_COMMANDS ?? 20);
 

@@ -10,6 +10,7 @@ import { SqliteJobQueue } from '../../shared/adapters/local/job-queue.js';
 import { RECORD_TYPES, type Classification } from '../../shared/domain/record.js';
 import type { Classifier, RecordStore } from '../../shared/ports.js';
 import { BASE, stored, thenCheck, WRITE } from './model-parts.js';
+import { seedOf } from '../support/seed.js';
 
 /**
  * The classification jobs (job-queue.ts, job-loop.ts, the classifier handler), as a model-based test
@@ -259,7 +260,7 @@ async function runModel({ seed, runs, maxCommands }: { seed: number; runs: numbe
 
 
 const given = process.env.MODEL_SEED;
-const SEED = given === undefined ? 20261127 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);
+const SEED = seedOf(given, 20261127);
 const RUNS = Number(process.env.MODEL_RUNS ?? 100);
 const MAX_COMMANDS = Number(process.env.MODEL_COMMANDS ?? 40);
 

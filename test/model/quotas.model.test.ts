@@ -6,6 +6,7 @@ import { openSqliteAdapters, type SqliteAdapters } from '../../shared/adapters/l
 import { AppError } from '../../shared/domain/errors.js';
 import type { RecordStore, UsageMeter } from '../../shared/ports.js';
 import { BASE, stored, TENANTS, thenCheck } from './model-parts.js';
+import { seedOf } from '../support/seed.js';
 
 /**
  * The monthly quotas (decisions.md, "Usage"), as a model-based test (fast-check's `fc.commands`) of the
@@ -227,7 +228,7 @@ async function runModel(
 }
 
 const given = process.env.MODEL_SEED;
-const SEED = given === undefined ? 20261127 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);
+const SEED = seedOf(given, 20261127);
 
 test('every write and search is answered and counted as the quotas say, whatever is sent together, retried, deleted or restarted', async () => {
   if (given === 'random') console.log(`quota model: seed ${SEED}`);

@@ -1,4 +1,5 @@
 import { runSearchIndexModel } from './search-index-model.js';
+import { seedOf } from '../support/seed.js';
 
 /**
  * The model-based test of the local search index (search-index-model.ts says what it draws and checks).
@@ -7,7 +8,7 @@ import { runSearchIndexModel } from './search-index-model.js';
  */
 
 const given = process.env.MODEL_SEED;
-const SEED = given === undefined ? 20261126 : given === 'random' ? Date.now() % 2 ** 31 : Number(given);
+const SEED = seedOf(given, 20261126);
 const RUNS = Number(process.env.MODEL_RUNS ?? 30);
 const MAX_COMMANDS = Number(process.env.MODEL_COMMANDS ?? 40);
 
