@@ -45,6 +45,14 @@ export function rankFromScore(score: number, best: number): number {
 }
 
 /**
+ * Whether a search can answer nothing but `[]`: without text every hit ranks 0, so a `min_rank` above 0
+ * leaves every one out (decisions.md). Each search adapter asks it before reading anything.
+ */
+export function cutsEveryHit(query: { text: unknown; min_rank?: number | undefined }): boolean {
+  return query.text === null && (query.min_rank ?? 0) > 0;
+}
+
+/**
  * The `min_rank` the judged sets suggest, and MCP's memory_recall applies unless the agent gives one: the
  * highest cut-off (in steps of 0.005) at which each agent set (agent-memory, agent-questions) keeps at
  * least 95 % of the relevant records its queries find in their top 10 (bench/quality/cut-off.ts;

@@ -1,5 +1,5 @@
 import { isEmptyQuery, type ParsedQuery } from '../../domain/query-parse.js';
-import { RANKING, rankFromScore } from '../../domain/rank.js';
+import { cutsEveryHit, RANKING, rankFromScore } from '../../domain/rank.js';
 import type { SearchHit } from '../../domain/record.js';
 import type { SearchIndex, SearchQuery } from '../../ports.js';
 import type { Statement } from 'better-sqlite3';
@@ -54,9 +54,6 @@ const newestFirst = (where: readonly string[], index?: string, also = '') =>
 
 /** The index a search without `q` walks: the tenant's records by time, or the agent's. */
 const newestIndexOf = (query: SearchQuery) => (query.agent_id === undefined || query.agent_id === null ? 'records_tenant_created' : 'records_tenant_agent_created');
-
-/** Whether the query has no text and a `min_rank` above 0, which leaves out every record it lists: they rank 0. */
-const cutsEveryNewest = (query: SearchQuery) => query.text === null && (query.min_rank ?? 0) > 0;
 
 /** What a search of one tenant reads first, in its snapshot: its tail, the merge mark, whether it has superseded records. */
 interface TenantState {
@@ -171,7 +168,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** The search's results as flat rows, best first (search-pool.ts runs this on its threads). */
   searchRows(tenantId: string, query: SearchQuery): SearchRow[] {
-    if (cutsEveryNewest(query)) return [];
+    if (cutsEveryHit(query)) return [];
     return this.inSnapshot(() => (query.text === null ? this.newestRows(tenantId, query) : this.textRows(tenantId, query, query.text, this.tailOf(tenantId), this.postings)));
   }
 
@@ -183,7 +180,7 @@ export class SqliteSearchIndex implements SearchIndex {
   searchWithin(tenantId: string, query: SearchQuery, most: number): SearchHit[] | undefined {
     const text = query.text;
     if (text === null) {
-      if (cutsEveryNewest(query)) return [];
+      if (cutsEveryHit(query)) return [];
       if (newestWork(query) <= most) return this.inSnapshot(() => this.newestRows(tenantId, query)).map(toSearchHit);
       return newestWalkWork(this.newestWalk) <= most ? this.inSnapshot(() => this.newestWithin(tenantId, query))?.map(toSearchHit) : undefined;
     }

@@ -1,7 +1,7 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import { isEmptyQuery } from '../../../domain/query-parse.js';
 import type { SearchQuery } from '../../../ports.js';
-import { RANKING } from '../../../domain/rank.js';
+import { cutsEveryHit, RANKING } from '../../../domain/rank.js';
 import { adjacentPairs } from '../../../search/query.js';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
@@ -30,10 +30,10 @@ export interface OpenSearchSearchRequest {
  * and read no syntax; nothing reaches a query-string parser.
  */
 export function buildSearchRequest(tenantId: string, query: SearchQuery): OpenSearchSearchRequest | null {
+  if (cutsEveryHit(query)) return null;
   const filter = filters(tenantId, query);
   const page = { size: query.limit, track_total_hits: false, _source: SOURCE };
   if (query.text === null) {
-    if ((query.min_rank ?? 0) > 0) return null;
     return {
       routing: tenantId,
       body: { ...page, query: { bool: { filter } }, sort: [{ created_at: 'desc' }, { id: 'desc' }] },
