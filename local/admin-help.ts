@@ -34,8 +34,8 @@ prints what it removed. Its usage counters stay, for billing. Cut short, it can 
 export writes every record of the tenant on stdout as NDJSON, oldest first, one record a line in the
 API's shape (with classification). import reads that form, from --file or stdin, into a tenant that
 exists: it keeps each record's id, created_at and classification, skips ids the tenant has already (so it
-can be run again), counts against no quota, and prints {imported, skipped, taken, invalid} (taken: ids
-another tenant holds, which SQLite keeps unique). A line that is not a valid record is reported on
+can be run again; ids are each tenant's own, so another tenant may hold the same ones), counts against
+no quota, and prints {imported, skipped, invalid}. A line that is not a valid record is reported on
 stderr with its line number and not imported; the other lines are, and the command then exits 1 with
 error invalid_lines. Progress of long runs goes to stderr as {"progress": …} lines.
 

@@ -256,7 +256,7 @@ export class ImportInterrupted extends Error {
  */
 export async function importRecords(records: RecordStore, tenantId: string, input: Readable, options: ImportOptions): Promise<ImportTotals> {
   const { batchSize = IMPORT_BATCH, every = PROGRESS_EVERY } = options;
-  const totals: ImportTotals = { imported: 0, skipped: 0, taken: 0, invalid: 0 };
+  const totals: ImportTotals = { imported: 0, skipped: 0, invalid: 0 };
   let batch: StoredRecord[] = [];
   let ids = new Set<string>();
   let lines = 0;
@@ -270,7 +270,6 @@ export async function importRecords(records: RecordStore, tenantId: string, inpu
     }
     totals.imported += result.imported;
     totals.skipped += result.skipped;
-    totals.taken += result.taken;
     batch = [];
     ids = new Set();
   };

@@ -87,8 +87,6 @@ export interface ImportResult {
   imported: number;
   /** Records whose id the tenant holds already. */
   skipped: number;
-  /** Records whose id another tenant holds, on a backend that keeps ids unique across tenants (SQLite); not imported. */
-  taken: number;
 }
 
 /** What erasing a tenant's data removed, by kind. */

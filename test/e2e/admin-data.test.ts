@@ -74,8 +74,6 @@ interface Backend {
   stores: Stores;
   /** A second, empty place with the same backend, for an import into a database that holds none of the ids. */
   elsewhere: { run(args: string[], stdin?: string): Promise<Run>; stores: Stores };
-  /** True where ids are unique across tenants (SQLite), so an import into another tenant of the same database takes none. */
-  idsAcrossTenants: boolean;
 }
 
 const BASE = Date.UTC(2024, 2, 1);
@@ -171,7 +169,7 @@ function dataCommands(backend: () => Backend) {
   });
 
   test('export writes every record oldest first in the API shape; imported into an empty tenant they are equal field by field; a second import skips them all', async () => {
-    const { run, stores, elsewhere, idsAcrossTenants } = backend();
+    const { run, stores, elsewhere } = backend();
     const source = await createTenantWithKey(stores.keys, 'export-source', ROOMY);
     const originals = (await seed(stores.records, source.tenant_id, 24)).sort(byPosition);
     // Not vacuous: updated records, superseded records, and records that are both.
@@ -190,7 +188,7 @@ function dataCommands(backend: () => Backend) {
     const into = await target.stores.keys.createTenant({ name: 'import-target', limits: { ...ROOMY, recordQuota: 1 } });
     const imported = await target.run(['import', '--tenant', into.tenant_id], exported.stdout);
     expect(imported).toMatchObject({ code: 0, stderr: [] });
-    expect(imported.json).toEqual({ imported: 23, skipped: 0, taken: 0, invalid: 0 });
+    expect(imported.json).toEqual({ imported: 23, skipped: 0, invalid: 0 });
     const copies = await all(target.stores.records, into.tenant_id);
     expect(copies.map(publicRecord)).toEqual(originals.map(publicRecord));
     for (const original of originals) {
@@ -202,14 +200,19 @@ function dataCommands(backend: () => Backend) {
     expect(await target.stores.usage.list(MONTH, into.tenant_id)).toEqual([]);
 
     const again = await target.run(['import', '--tenant', into.tenant_id], exported.stdout);
-    expect(again.json).toEqual({ imported: 0, skipped: 23, taken: 0, invalid: 0 });
+    expect(again.json).toEqual({ imported: 0, skipped: 23, invalid: 0 });
     expect(await all(target.stores.records, into.tenant_id)).toHaveLength(23);
 
-    // Into another tenant beside the source: SQLite keeps ids unique across tenants, DynamoDB per tenant.
+    // Into another, empty tenant beside the source, in the same database: ids are each tenant's own, so the
+    // copies are the same records field by field, and the source keeps its own.
     const beside = await stores.keys.createTenant({ name: 'import-beside', limits: ROOMY });
     const besideRun = await run(['import', '--tenant', beside.tenant_id], exported.stdout);
-    expect(besideRun.json).toEqual(idsAcrossTenants ? { imported: 0, skipped: 0, taken: 23, invalid: 0 } : { imported: 23, skipped: 0, taken: 0, invalid: 0 });
+    expect(besideRun).toMatchObject({ code: 0, stderr: [] });
+    expect(besideRun.json).toEqual({ imported: 23, skipped: 0, invalid: 0 });
+    expect((await all(stores.records, beside.tenant_id)).map((r) => JSON.stringify(publicRecord(r)))).toEqual(lines);
     expect((await all(stores.records, source.tenant_id)).map(publicRecord)).toEqual(originals.map(publicRecord));
+    const besideAgain = await run(['import', '--tenant', beside.tenant_id], exported.stdout);
+    expect(besideAgain.json).toEqual({ imported: 0, skipped: 23, invalid: 0 });
   });
 
   test('tenant delete without --confirm changes nothing and says what it would erase; with it the tenant, its keys and records go, another tenant stays', async () => {
@@ -322,7 +325,6 @@ describe('on SQLite, the CLI as a process', () => {
     run: (args, stdin) => runProcess(args, env(), stdin),
     stores: sqlite,
     elsewhere: { run: (args, stdin) => runProcess(args, { MEMORY_DATA_DIR: other }, stdin), stores: elsewhere },
-    idsAcrossTenants: true,
   }));
 
   test('import reports every line that is not a record with its number, imports the others, and exits 1', async () => {
@@ -359,7 +361,7 @@ describe('on SQLite, the CLI as a process', () => {
     );
     const result = await runProcess(['import', '--tenant', tenant.tenant_id, '--file', file], env());
     expect(result.code).toBe(1);
-    expect(result.json).toEqual({ imported: 3, skipped: 0, taken: 0, invalid: 4 });
+    expect(result.json).toEqual({ imported: 3, skipped: 0, invalid: 4 });
     expect(result.stderr).toEqual([
       { error: 'invalid_line', line: 2, message: expect.stringMatching(/^not JSON/) },
       { error: 'invalid_line', line: 3, message: expect.stringContaining('tenant_id') },
@@ -434,6 +436,5 @@ describeWithDynamoDb('on DynamoDB Local, the CLI in process', (endpoint) => {
     run: (args, stdin) => runInProcess(args, envOf(tables), stdin),
     stores: dynamoDbAdapters(tables.client, tables.names),
     elsewhere: { run: (args, stdin) => runInProcess(args, envOf(otherTables), stdin), stores: dynamoDbAdapters(otherTables.client, otherTables.names) },
-    idsAcrossTenants: false,
   }));
 });

@@ -7,7 +7,7 @@ import { bestScoreFrom, bestScoreRequest } from '../../shared/adapters/aws/opens
 import { ANALYZER_CASES } from '../support/analyzer-cases.js';
 import { forgetMatches } from '../../shared/adapters/aws/dynamodb/forget-jobs.js';
 import { OpenSearchDocumentIndex } from '../../shared/adapters/aws/opensearch/document-index.js';
-import { putRecordsIndexTemplate, RECORDS_SIMILARITY } from '../../shared/adapters/aws/opensearch/mapping.js';
+import { putRecordsIndexTemplate, recordFromSource, RECORDS_SIMILARITY } from '../../shared/adapters/aws/opensearch/mapping.js';
 import { buildSearchRequest } from '../../shared/adapters/aws/opensearch/query.js';
 import { OpenSearchSearchIndex } from '../../shared/adapters/aws/opensearch/search-index.js';
 import { openSqliteAdapters } from '../../shared/adapters/local/index.js';
@@ -185,7 +185,7 @@ if (url === undefined || url === '') {
     async function scores(q: string): Promise<Map<string, number>> {
       const request = buildSearchRequest(tenant, { text: parseQuery(q), limit: 20 })!;
       const { body } = await client.search({ index, routing: request.routing, body: request.body });
-      return new Map(body.hits.hits.map((hit) => [String(hit._id), Number(hit._score)]));
+      return new Map(body.hits.hits.map((hit) => [recordFromSource(hit._source).id, Number(hit._score)]));
     }
 
     test("the index created from the template ranks title and body with RANKING's k1 and b", async () => {

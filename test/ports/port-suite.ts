@@ -330,17 +330,39 @@ export function runPortSuite(backend: string, makeFixture: () => Promise<PortFix
         const classification = { type: 'decision' as const, confidence: 0.75, model: 'linear-v3', classified_at: '2026-11-10T12:00:00.000Z' };
         await f.records.setClassification(tenantA, original.id, classification);
         const exported = (await f.records.list(tenantA, { filters: {}, order: 'asc', limit: 10 }))[0]!;
-        // Ids are unique across the service (docs/api.md, "Export and import"): the original goes first, as
-        // when a tenant is restored after `tenant delete`.
-        await f.records.delete(tenantA, original.id);
-        await f.settle();
         const fresh = (await f.keys.createTenant({ name: 'c', limits: LIMITS })).tenant_id;
         const result = await f.records.import(fresh, [exported]);
-        expect(result).toMatchObject({ imported: 1, skipped: 0 });
-        expect(await f.records.import(fresh, [exported])).toMatchObject({ imported: 0, skipped: 1 });
+        expect(result).toEqual({ imported: 1, skipped: 0 });
+        expect(await f.records.import(fresh, [exported])).toEqual({ imported: 0, skipped: 1 });
         expect(await f.records.get(fresh, original.id)).toEqual({ ...exported, tenant_id: fresh, classification });
         expect(await f.usage.list(MONTH, fresh)).toEqual([]);
         expect((await search(fresh, { q: 'zephyr' })).map((h) => h.id)).toEqual([original.id]);
+        expect((await search(tenantA, { q: 'zephyr' })).map((h) => h.id)).toEqual([original.id]);
+      });
+
+      test("ids are each tenant's own: an export imported beside the original is a second record, changed and deleted apart from it", async () => {
+        const original = await put(tenantA, { title: 'Twin quokka', body: 'first words' });
+        const exported = (await f.records.list(tenantA, { filters: {}, order: 'asc', limit: 10 }))[0]!;
+        expect(await f.records.import(tenantB, [exported])).toEqual({ imported: 1, skipped: 0 });
+        const copy = { ...exported, tenant_id: tenantB };
+        expect(await f.records.get(tenantB, original.id)).toEqual(copy);
+        for (const [tenant, record] of [[tenantA, exported], [tenantB, copy]] as const) {
+          expect(await search(tenant, { q: 'quokka' })).toEqual([{ ...record, rank: expect.any(Number) }]);
+        }
+
+        // A change to one is the other's concern in nothing: not its text, not its index entry.
+        const updated = await f.records.update(tenantB, original.id, { body: 'second wombat' }, { at: new Date((clock += 1)) });
+        expect(updated).toMatchObject({ tenant_id: tenantB, body: 'second wombat', version: 2 });
+        expect(await f.records.get(tenantA, original.id)).toEqual(exported);
+        expect((await search(tenantB, { q: 'wombat' })).map((h) => h.id)).toEqual([original.id]);
+        expect(await search(tenantA, { q: 'wombat' })).toEqual([]);
+        expect((await search(tenantA, { q: 'first' })).map((h) => h.id)).toEqual([original.id]);
+
+        expect(await f.records.delete(tenantA, original.id)).not.toBeNull();
+        expect(await f.records.get(tenantA, original.id)).toBeNull();
+        expect(await search(tenantA, { q: 'quokka' })).toEqual([]);
+        expect(await f.records.get(tenantB, original.id)).toEqual(updated);
+        expect((await search(tenantB, { q: 'quokka' })).map((h) => h.id)).toEqual([original.id]);
       });
 
       test('eraseTenant removes every record of the tenant, from every read, and nothing of another tenant', async () => {

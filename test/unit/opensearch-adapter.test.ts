@@ -274,7 +274,7 @@ describe('OpenSearchDocumentIndex', () => {
     expect(request).toMatchObject({ method: 'PUT', path: `/${INDEX}/_bulk`, query: {} });
     expect(request!.headers['content-type']).toMatch(/ndjson/);
     expect(request!.body).toEqual([
-      { index: { _id: a.id, routing: TENANT } },
+      { index: { _id: `${TENANT}:${a.id}`, routing: TENANT } },
       {
         id: a.id,
         tenant_id: TENANT,
@@ -304,8 +304,8 @@ describe('OpenSearchDocumentIndex', () => {
           superseded_by: '0193a000-0000-7000-8000-0000000000ff',
         },
       },
-      { delete: { _id: 'gone', routing: TENANT } },
-      { index: { _id: b.id, routing: OTHER } },
+      { delete: { _id: `${TENANT}:gone`, routing: TENANT } },
+      { index: { _id: `${OTHER}:${b.id}`, routing: OTHER } },
       recordDocument(b),
     ]);
   });

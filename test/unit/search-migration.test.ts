@@ -312,3 +312,51 @@ test('a database a later version migrated is refused, unchanged, where it was op
   expect(after.pragma('user_version', { simple: true })).toBe(later);
   after.close();
 });
+
+test("a database of before ids were each tenant's own keeps every record, seq and index entry on upgrade, and takes an id another tenant holds", async () => {
+  const file = join(dir, 'memory.db');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  const before = MIGRATIONS.length - 1;
+  for (const sql of MIGRATIONS.slice(0, before)) db.exec(sql);
+  db.pragma(`user_version = ${before}`);
+  const insert = db.prepare(`INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification, version, updated_at, superseded_by)
+                             VALUES (?, ?, ?, 'agent', 'fact', ?, 'a body about deploys', ?, ?, ?, ?, ?, ?, ?)`);
+  for (let i = 1; i <= 30; i++) {
+    const superseded = i % 7 === 0 ? `id-${i + 1}` : null;
+    const classification = i % 3 === 0 ? JSON.stringify({ type: 'fact', confidence: 0.5, model: 'm', classified_at: '2026-01-02T00:00:00.000Z' }) : null;
+    insert.run(i, `id-${i}`, TENANTS[i % 2]!, `Record number ${i}`, i % 2 ? 'acme' : null, i % 5 ? null : '{"k":[1]}', new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), classification, 1 + (i % 4), i % 4 ? '2026-01-03T00:00:00.000Z' : null, superseded);
+  }
+  new SearchMerge(db).next(1000);
+  const rows = () => db.prepare('SELECT * FROM records ORDER BY seq').all();
+  const records = rows();
+  const index = db.prepare('SELECT merged_upto, last_seq, tail_gen FROM search_state').get();
+  db.close();
+
+  const lines: string[] = [];
+  const sqlite = openSqliteAdapters(file, { progress: (line) => lines.push(line), merger: () => ({ wake: () => undefined, close: async () => undefined }) });
+  const fresh = openSqliteAdapters(join(dir, 'fresh.db'));
+  try {
+    expect(lines).toEqual([`database: migrating from schema version ${before} to ${MIGRATIONS.length}`, expect.stringMatching(/^database: migrated to schema version \d+ in \d+\.\d s$/)]);
+    expect(sqlite.db.prepare('SELECT * FROM records ORDER BY seq').all()).toEqual(records);
+    expect(sqlite.db.prepare('SELECT merged_upto, last_seq, tail_gen FROM search_state').get()).toEqual(index);
+    expect(indexProblems(sqlite.db)).toEqual([]);
+    expect((await sqlite.search.search(TENANTS[1]!, { text: parseQuery('record number 29'), limit: 1 })).map((h) => h.id)).toEqual(['id-29']);
+    // The table, its indexes and its triggers as a new database has them.
+    const schema = (db: Database.Database) => db.prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'records' ORDER BY name").all();
+    expect(schema(sqlite.db)).toEqual(schema(fresh.db));
+    expect(schema(sqlite.db)).toContainEqual({ type: 'index', name: 'sqlite_autoindex_records_1', sql: null });
+    expect(() => sqlite.db.prepare("INSERT INTO records (seq, id, tenant_id, agent_id, type, title, body, created_at) VALUES (30, 'x', 't', 'a', 'fact', 't', 'b', '2026-01-01T00:00:00.000Z')").run()).toThrow(
+      /above every seq given before/,
+    );
+
+    // The other tenant's id is imported beside it; the tenant's own is skipped.
+    const theirs = (await sqlite.records.get(TENANTS[1]!, 'id-1'))!;
+    expect(await sqlite.records.import(TENANTS[0]!, [theirs, (await sqlite.records.get(TENANTS[0]!, 'id-2'))!])).toEqual({ imported: 1, skipped: 1 });
+    expect(await sqlite.records.get(TENANTS[0]!, 'id-1')).toEqual({ ...theirs, tenant_id: TENANTS[0] });
+    expect(await sqlite.records.get(TENANTS[1]!, 'id-1')).toEqual(theirs);
+  } finally {
+    sqlite.close();
+    fresh.close();
+  }
+});

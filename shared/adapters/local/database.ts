@@ -221,6 +221,41 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER tenants_auth_update AFTER UPDATE ON tenants BEGIN UPDATE auth_changes SET generation = generation + 1; END;
   CREATE TRIGGER tenants_auth_delete AFTER DELETE ON tenants BEGIN UPDATE auth_changes SET generation = generation + 1; END;
   `,
+  // Record ids are unique per tenant, not across the database (decisions.md: an export imported into an
+  // empty tenant gives records equal to the originals, field by field, and that tenant may sit beside the
+  // original in the same database). SQLite cannot drop a column's UNIQUE, so the table is made again with
+  // UNIQUE (tenant_id, id), every row copied with its seq (the search index's documents, which stay as they
+  // are), and its indexes and triggers made again as migrations 3, 7, 9 and 12 left them. The lookups by id
+  // all name the tenant, and read the new constraint's index. About 22 s at a million records (docs/running.md, "Upgrades").
+  `
+  CREATE TABLE records_by_tenant (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    tenant_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    client TEXT,
+    metadata TEXT,
+    created_at TEXT NOT NULL,
+    classification TEXT,
+    version INTEGER NOT NULL DEFAULT 1,
+    updated_at TEXT,
+    superseded_by TEXT,
+    UNIQUE (tenant_id, id)
+  ) STRICT;
+  INSERT INTO records_by_tenant (seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification, version, updated_at, superseded_by)
+    SELECT seq, id, tenant_id, agent_id, type, title, body, client, metadata, created_at, classification, version, updated_at, superseded_by FROM records ORDER BY seq;
+  DROP TABLE records;
+  ALTER TABLE records_by_tenant RENAME TO records;
+  CREATE INDEX records_tenant_filters ON records(tenant_id, seq, agent_id, type, client, created_at);
+  CREATE INDEX records_tenant_created ON records(tenant_id, created_at, id, type, client);
+  CREATE INDEX records_tenant_agent_created ON records(tenant_id, agent_id, created_at, id, type, client);
+  CREATE INDEX records_superseded ON records(tenant_id, seq, superseded_by) WHERE superseded_by IS NOT NULL;
+  ${SEQ_TRIGGERS_SQL}
+  ${SEQ_MOVE_TRIGGERS_SQL}
+  `,
 ];
 
 /**

@@ -11,7 +11,7 @@ import type { SearchMerger } from './search-merger.js';
 /**
  * The write side of the SQLite search index, for the AWS-shaped local mode: the indexer feeds it from the
  * DynamoDB Local stream, and `SqliteSearchIndex` reads the same records and search tables.
- * Every change is idempotent by record id, so a replayed stream leaves the index as it was.
+ * Every change is idempotent by tenant and record id, so a replayed stream leaves the index as it was.
  *
  * A new record is stored, and is the index's tail until the merger takes it in (search-merge.ts). A new text
  * or a delete changes the index as index-changes.ts says.
@@ -28,31 +28,29 @@ export class SqliteDocumentIndex implements DocumentIndex {
     // The index follows the text exactly: a record is added with its text and removed with the text it was
     // added with, so every statistic stays exact. A classification leaves the text, and the index, as it was.
     const changeIndex = indexChanges(db);
-    const change = (seq: number, r: Pick<StoredRecord, 'title' | 'body' | 'tenant_id'>, sign: 1 | -1) =>
-      changeIndex(r.tenant_id, [{ doc: seq, title: r.title, body: r.body }], sign);
+    const change = (tenantId: string, seq: number, r: Pick<StoredRecord, 'title' | 'body'>, sign: 1 | -1) =>
+      changeIndex(tenantId, [{ doc: seq, title: r.title, body: r.body }], sign);
 
     const upsert = (record: StoredRecord): void => {
       const row = recordParams(record);
-      const existing = sql.selectById.get(record.id);
+      const existing = sql.selectIndexedText.get(record.tenant_id, record.id);
       if (!existing) {
         sql.insertRecord.run(row);
         return;
       }
-      // Ids are UUIDv7, so this only happens on a corrupt stream; never let one tenant's write move another's record.
-      if (existing.tenant_id !== record.tenant_id) throw new Error('the record id belongs to another tenant');
       sql.updateRecord.run({ ...row, seq: existing.seq });
       // A merged record's block keeps a bound on its records' creation times (newest.ts); a stream that moves
       // created_at later (none should) must not leave it below.
       if (existing.seq <= postings.mergedUpTo()) sql.raiseNewest.run(record.tenant_id, newestBlockOf(existing.seq), record.created_at);
       if (existing.title === record.title && existing.body === record.body) return;
-      change(existing.seq, existing, -1);
-      change(existing.seq, record, +1);
+      change(record.tenant_id, existing.seq, existing, -1);
+      change(record.tenant_id, existing.seq, record, +1);
     };
 
     const remove = (tenantId: string, id: string): void => {
-      const existing = sql.selectById.get(id);
-      if (!existing || existing.tenant_id !== tenantId) return;
-      change(existing.seq, existing, -1);
+      const existing = sql.selectIndexedText.get(tenantId, id);
+      if (!existing) return;
+      change(tenantId, existing.seq, existing, -1);
       sql.deleteRecord.run(existing.seq);
     };
 

@@ -18,7 +18,7 @@ const changeable = RECORD_COLUMNS.filter((column) => column !== 'id' && column !
 export const INSERT_RECORD = `INSERT INTO records (seq, ${columns}) VALUES (${NEXT_SEQ_SQL}, ${values})`;
 
 /** As INSERT_RECORD, but an id that any tenant holds already inserts nothing: an import. */
-export const IMPORT_RECORD = `${INSERT_RECORD} ON CONFLICT (id) DO NOTHING`;
+export const IMPORT_RECORD = `${INSERT_RECORD} ON CONFLICT (tenant_id, id) DO NOTHING`;
 
 /** A new version of the record at `@seq`, from the stream or an update that keeps its text: every column but its id and tenant. */
 export const UPDATE_RECORD = `UPDATE records SET ${changeable.map((column) => `${column} = @${column}`).join(', ')} WHERE seq = @seq`;
@@ -41,12 +41,6 @@ export const SELECT_RECEIPT = 'SELECT id, created_at, tenant_id FROM records WHE
 
 /** A tenant's record's seq and the text the index was given: (tenant, id). */
 export const SELECT_INDEXED_TEXT = 'SELECT seq, title, body FROM records WHERE tenant_id = ? AND id = ?';
-
-/** A record's seq, tenant and indexed text, whatever its tenant: (id). The stream names a record by id alone. */
-export const SELECT_BY_ID = 'SELECT seq, tenant_id, title, body FROM records WHERE id = ?';
-
-/** The tenant that holds an id: (id). */
-export const SELECT_OWNER = 'SELECT tenant_id FROM records WHERE id = ?';
 
 /** Deletes a record's row: (seq). */
 export const DELETE_RECORD = 'DELETE FROM records WHERE seq = ?';

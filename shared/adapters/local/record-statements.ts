@@ -18,8 +18,6 @@ function prepare(db: Db) {
     selectRecord: db.prepare<[tenantId: string, id: string], RecordRow>(SQL.SELECT_RECORD),
     selectReceipt: db.prepare<[tenantId: string, id: string], Pick<StoredRecord, 'id' | 'created_at' | 'tenant_id'>>(SQL.SELECT_RECEIPT),
     selectIndexedText: db.prepare<[tenantId: string, id: string], Seq & Pick<StoredRecord, 'title' | 'body'>>(SQL.SELECT_INDEXED_TEXT),
-    selectById: db.prepare<[id: string], Seq & Pick<StoredRecord, 'tenant_id' | 'title' | 'body'>>(SQL.SELECT_BY_ID),
-    selectOwner: db.prepare<[id: string], string>(SQL.SELECT_OWNER).pluck(),
     deleteRecord: db.prepare<[seq: number]>(SQL.DELETE_RECORD),
     setClassification: db.prepare<[classification: string, tenantId: string, id: string, version: number | null]>(SQL.SET_CLASSIFICATION),
     eraseRecords: db.prepare<[tenantId: string, rows: number]>(SQL.ERASE_RECORDS),

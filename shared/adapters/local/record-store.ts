@@ -269,19 +269,20 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   /**
-   * An import keeps the record's id, creation time and classification, and counts against no quota. SQLite
-   * keeps ids unique across tenants, so an id another tenant holds is not imported (`taken`).
+   * An import keeps the record's id, creation time and classification, and counts against no quota. Ids are
+   * unique per tenant, so a record whose id the tenant holds is skipped, whatever other tenants hold.
    */
   private importRecords(tenantId: string, records: StoredRecord[]): ImportResult {
-    const result = { imported: 0, skipped: 0, taken: 0 };
+    const result = { imported: 0, skipped: 0 };
     const now = this.clock();
     for (const record of records) {
       const inserted = this.sql.importRecord.run(recordParams({ ...record, tenant_id: tenantId })).changes;
-      if (inserted === 1) {
-        result.imported++;
-        if (record.classification === null) this.sql.insertJob.run(tenantId, record.id, now);
-      } else if (this.sql.selectOwner.get(record.id) === tenantId) result.skipped++;
-      else result.taken++;
+      if (inserted === 0) {
+        result.skipped++;
+        continue;
+      }
+      result.imported++;
+      if (record.classification === null) this.sql.insertJob.run(tenantId, record.id, now);
     }
     return result;
   }

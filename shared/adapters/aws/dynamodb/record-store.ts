@@ -252,7 +252,7 @@ export class DynamoDbRecordStore implements RecordStore, ForgetJobRunner {
   }
 
   async import(tenantId: string, records: StoredRecord[]): Promise<ImportResult> {
-    const result = { imported: 0, skipped: 0, taken: 0 };
+    const result = { imported: 0, skipped: 0 };
     await eachLimited(records, 16, async (record) => {
       try {
         await this.db.send(

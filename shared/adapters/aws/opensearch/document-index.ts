@@ -1,13 +1,14 @@
 import { errors, type API, type Client, type Types } from '@opensearch-project/opensearch';
 import type { DocumentIndex, IndexChange } from '../../../ports.js';
-import { recordDocument } from './mapping.js';
+import { documentId, recordDocument } from './mapping.js';
 
 type BulkItem = Types.Core_Bulk.Item;
 
 /**
  * The write side of the OpenSearch records index, fed by the indexer from the DynamoDB stream. Each
- * record is one document whose `_id` is the record id and whose routing is its tenant, so a replayed
- * change overwrites (or deletes) the same document again and leaves the index as it was.
+ * record is one document whose `_id` is its tenant and id (`documentId`: ids are unique per tenant, and two
+ * tenants may hold the same one after an import) and whose routing is its tenant, so a replayed change
+ * overwrites (or deletes) the same document again and leaves the index as it was.
  */
 export class OpenSearchDocumentIndex implements DocumentIndex {
   /** `index` is the records index, or an alias with one write index. */
@@ -22,8 +23,8 @@ export class OpenSearchDocumentIndex implements DocumentIndex {
     // one shard in order, so two changes to the same record are applied in the order given.
     const body = changes.flatMap((change): API.Bulk_RequestBody =>
       change.kind === 'upsert'
-        ? [{ index: { _id: change.record.id, routing: change.record.tenant_id } }, recordDocument(change.record)]
-        : [{ delete: { _id: change.id, routing: change.tenant_id } }],
+        ? [{ index: { _id: documentId(change.record.tenant_id, change.record.id), routing: change.record.tenant_id } }, recordDocument(change.record)]
+        : [{ delete: { _id: documentId(change.tenant_id, change.id), routing: change.tenant_id } }],
     );
     let items: BulkItem[];
     try {

@@ -159,6 +159,14 @@ export async function ensureRecordsIndex(client: Client, alias: string, firstInd
   return !exists;
 }
 
+/**
+ * A record's document `_id`: its tenant and its id. Ids are unique per tenant (an export imported into
+ * another tenant keeps them), so the id alone could name two tenants' records, and one would overwrite the
+ * other whenever routing put both tenants on the same shard. Documents indexed before this scheme have the
+ * id alone, and a reindex gives them this one (docs/opensearch.md, "Document ids").
+ */
+export const documentId = (tenantId: string, id: string): string => `${tenantId}:${id}`;
+
 /** The document to index for a stored record. */
 export function recordDocument(record: StoredRecord): RecordDocument {
   return {
