@@ -151,12 +151,23 @@ describe.each([
     await index.apply([{ kind: 'upsert', record: r }]);
     const fresh = record('dark matter', 'body');
     const results = await index.apply([
-      { kind: 'upsert', record: { ...r, tenant_id: OTHER, title: 'hijacked' } },
+      { kind: 'upsert', record: { ...r, title: null as unknown as string, body: 'broken' } },
       { kind: 'upsert', record: fresh },
     ]);
-    expect(results[0]).toMatch(/another tenant/);
+    expect(results[0]).toMatch(/NOT NULL constraint failed: records.title/);
     expect(results[1]).toBeNull();
     expect((await search('dark')).map((h) => h.title).sort()).toEqual(['dark matter', 'dark mode']);
-    expect(await search('hijacked', OTHER)).toEqual([]);
+    expect(await search('broken')).toEqual([]);
+  });
+
+  test("the same id in another tenant is that tenant's own record, changed and deleted apart", async () => {
+    const r = record('dark mode', 'body');
+    const twin = { ...r, tenant_id: OTHER, title: 'dark twin' };
+    expect(await index.apply([{ kind: 'upsert', record: r }, { kind: 'upsert', record: twin }])).toEqual([null, null]);
+    expect((await search('dark')).map((h) => h.title)).toEqual(['dark mode']);
+    expect((await search('dark', OTHER)).map((h) => h.title)).toEqual(['dark twin']);
+    expect(await index.apply([{ kind: 'delete', tenant_id: OTHER, id: r.id }])).toEqual([null]);
+    expect(await search('dark', OTHER)).toEqual([]);
+    expect((await search('dark')).map((h) => h.title)).toEqual(['dark mode']);
   });
 });
