@@ -65,6 +65,12 @@ const HEADER_BYTES = 64 * 1024;
 
 const methodsOf = (route: Route) => answeredMethods(route.method);
 
+/** What the authorizer and a Lambda's request context are told of the route a request took. */
+type RouteName = Pick<Route, 'method' | 'path' | 'name'>;
+
+/** The resource a request no route has is answered by, as API Gateway's greedy catch-all (infra/constructs/api.ts). */
+const UNROUTED_PATH = '/{proxy+}';
+
 /** A request whose client hung up before the gateway had read it: there is no one to answer. */
 class ClientGone extends Error {}
 
@@ -93,16 +99,23 @@ class Gateway {
       const params = segments && matchTemplate(template, segments);
       return params ? [{ ...route, params }] : [];
     });
-    if (!url || candidates.length === 0) throw new AppError('not_found', `No route for ${url?.pathname ?? req.url}`);
+    const headers = singleValueHeaders(req);
+    // Authentication comes first, whatever else is wrong (decisions.md): a path no route has, or a route's
+    // path with another method, is 404 or 405 only to a valid key, as on API Gateway, where both are
+    // methods behind the authorizer (infra/constructs/api.ts). A path only public routes have needs no key.
+    if (!url || candidates.length === 0) {
+      await this.authorize(req, { method, path: UNROUTED_PATH, name: 'not_found' }, url ?? new URL('http://localhost/'), headers);
+      throw new AppError('not_found', `No route for ${url?.pathname ?? req.url}`);
+    }
     // HEAD is answered as GET is, without the body (Node's response leaves it out).
     const route = candidates.find((r) => methodsOf(r).includes(method));
     seen.route = (route ?? candidates[0]!).path;
     if (!route) {
+      if (!candidates.every((r) => r.public)) await this.authorize(req, { ...candidates[0]!, method }, url, headers);
       const allowed = candidates.flatMap(methodsOf).join(', ');
       return { ...errorResult(new AppError('method_not_allowed', `${method} is not allowed here; use ${allowed}`)), headers: { 'Content-Type': 'application/json', Allow: allowed } };
     }
 
-    const headers = singleValueHeaders(req);
     let authorizer: AuthorizerContext = {};
     if (!route.public) {
       authorizer = await this.authorize(req, route, url, headers);
@@ -116,7 +129,7 @@ class Gateway {
   }
 
   /** Runs the authorizer (or reuses its cached answer), as API Gateway does before any route handler. */
-  private async authorize(req: IncomingMessage, route: Route, url: URL, headers: Record<string, string>): Promise<AuthorizerContext> {
+  private async authorize(req: IncomingMessage, route: RouteName, url: URL, headers: Record<string, string>): Promise<AuthorizerContext> {
     const identity = headers.authorization;
     if (identity === undefined) throw new AppError('unauthorized', 'A valid API key is required');
     const now = Date.now();
@@ -243,7 +256,7 @@ function multiValueQuery(url: URL): Record<string, string[]> {
   return out;
 }
 
-function requestContext(req: IncomingMessage, route: Route, requestId: string) {
+function requestContext(req: IncomingMessage, route: RouteName, requestId: string) {
   return {
     accountId: '000000000000',
     apiId: 'local',

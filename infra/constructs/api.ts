@@ -185,12 +185,14 @@ export const ACCESS_LOG_FORMAT: Readonly<Record<string, string>> = {
  * REQUEST authorizer, per-key rate limits through usage plans, API Gateway's own errors in the service's
  * JSON shape, JSON access logs, execution logs for errors, and X-Ray tracing.
  *
- * Routing. An unknown path answers 404 `not_found` (API Gateway's MISSING_AUTHENTICATION_TOKEN, remapped).
- * A known path with another method answers 405 `method_not_allowed` with an `Allow` header, from an `ANY`
- * method with a mock integration on each route's resource (API Gateway prefers the explicit method, so
- * `ANY` only catches the others). Those mocks have no authorizer: routing comes before authentication, as
- * docs/api.md and the local gateway have it, and they only ever return the fixed 405. Having no API key,
- * they are limited by the stage-wide throttle only.
+ * Routing, after authentication (decisions.md: a request without a valid key gets 401 whatever else is
+ * wrong with it). An unknown path answers 404 `not_found` from an `ANY` method with a mock integration on
+ * the root, on the resources between it and the routes, and on a greedy `{proxy+}` that catches every other
+ * path; a known path with another method answers 405 `method_not_allowed` with an `Allow` header, from an
+ * `ANY` mock on each route's resource (API Gateway prefers the explicit method, so `ANY` only catches the
+ * others). Those mocks are behind the authorizer, as the routes are, but for the health check's 405, which
+ * needs no key like the check itself; they need no API key, so only the stage-wide throttle limits them.
+ * API Gateway's MISSING_AUTHENTICATION_TOKEN, which no path reaches now, stays remapped to 404.
  *
  * Rate limits per key, with usage plans. The API takes its API key from the authorizer
  * (`ApiKeySourceType.AUTHORIZER`): the authorizer returns the key id as `usageIdentifierKey`, and API
@@ -316,7 +318,13 @@ export class MemoryApi extends Construct {
     methodsByPath.set('/healthz', { resource: health, methods: [...healthMethods] });
     // A static header value is in single quotes, in a gateway response as in an integration response.
     const cors = consoleOrigin === undefined ? {} : Object.fromEntries(Object.entries(corsHeaders(consoleOrigin)).map(([k, v]) => [k, `'${v}'`]));
-    for (const { resource, methods } of methodsByPath.values()) this.addMethodNotAllowed(resource, methods, cors);
+    for (const [path, { resource, methods }] of methodsByPath) this.addMethodNotAllowed(resource, methods, cors, path !== '/healthz');
+    // A path no route has answers 404 to a valid key, and 401 without one: the root, the resources between it
+    // and the routes (`/api`, `/api/v1`, `/v1`), and a greedy catch-all for every other path, each with an
+    // ANY behind the authorizer.
+    const between = new Set(['/', ...[...methodsByPath.keys()].flatMap((path) => path.split('/').slice(1, -1).map((_, i, parts) => `/${parts.slice(0, i + 1).join('/')}`))]);
+    for (const path of between) if (!methodsByPath.has(path)) this.addNotFound(this.api.root.resourceForPath(path), cors);
+    this.addNotFound(this.api.root.addResource('{proxy+}'), cors);
 
     for (const answer of GATEWAY_ANSWERS) {
       this.api.addGatewayResponse(answer.type.responseType, {
@@ -347,7 +355,7 @@ export class MemoryApi extends Construct {
    * `ANY` on a route's resource answers 405 with `Allow` (and the console's CORS headers, if any); the route's
    * own methods, and the CORS preflight's `OPTIONS`, take precedence over it.
    */
-  private addMethodNotAllowed(resource: IResource, methods: string[], cors: Record<string, string>): void {
+  private addMethodNotAllowed(resource: IResource, methods: string[], cors: Record<string, string>, authorized: boolean): void {
     const allow = methods.join(', ');
     const headers = Object.entries({ Allow: `'${allow}'`, 'Content-Type': JSON_CONTENT_TYPE, ...cors }).map(
       ([name, value]) => [`method.response.header.${name}`, value] as const,
@@ -369,14 +377,34 @@ export class MemoryApi extends Construct {
         ],
       }),
       {
+        ...(authorized ? { authorizer: this.authorizer } : { authorizationType: AuthorizationType.NONE }),
         apiKeyRequired: false,
         methodResponses: [{ statusCode: '405', responseParameters: Object.fromEntries(headers.map(([name]) => [name, true])) }],
       },
     );
-    Validations.of(method).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason: 'This mock only answers 405 method_not_allowed; routing comes before authentication (docs/api.md), as in the local gateway.',
-    });
+    if (!authorized) {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'The 405 of a route that needs no key (the health check) needs none either; it only answers method_not_allowed.',
+      });
+    }
+  }
+
+  /** `ANY` on a resource that is no route answers 404 `not_found`, behind the authorizer: authentication comes first. */
+  private addNotFound(resource: IResource, cors: Record<string, string>): void {
+    const headers = Object.entries({ 'Content-Type': JSON_CONTENT_TYPE, ...cors }).map(([name, value]) => [`method.response.header.${name}`, value] as const);
+    resource.addMethod(
+      'ANY',
+      new MockIntegration({
+        passthroughBehavior: PassthroughBehavior.WHEN_NO_TEMPLATES,
+        integrationResponses: [{ statusCode: '404', responseParameters: Object.fromEntries(headers), responseTemplates: { 'application/json': errorJson('not_found', 'No route for this path') } }],
+      }),
+      {
+        authorizer: this.authorizer,
+        apiKeyRequired: false,
+        methodResponses: [{ statusCode: '404', responseParameters: Object.fromEntries(headers.map(([name]) => [name, true])) }],
+      },
+    );
   }
 
   /** cdk-nag (AwsSolutions) findings that are decisions of this construct, each with its reason; WAF (APIG3) is left to the stack. */

@@ -747,9 +747,17 @@ describe('classify', () => {
 });
 
 describe('choices documented in docs/api.md', () => {
-  test('routing comes before authentication: an unknown path or a wrong method without a key is 404/405', async () => {
-    expectError(await send('GET', '/api/v1/nope', { key: null }), 404, 'not_found');
-    expectError(await send('DELETE', '/api/v1/query', { key: null }), 405, 'method_not_allowed');
+  test('authentication comes first, whatever else is wrong: an unknown path or a wrong method is 401 without a valid key, 404/405 with one', async () => {
+    for (const key of [null, 'mem_not_a_key']) {
+      expectError(await send('GET', '/api/v1/nope', { key }), 401, 'unauthorized');
+      expectError(await send('GET', '/nope', { key }), 401, 'unauthorized');
+      expectError(await send('DELETE', '/api/v1/query', { key }), 401, 'unauthorized');
+      expectError(await send('PUT', '/api/v1/record/0193a000-0000-7000-8000-000000000001', { key, json: {} }), 401, 'unauthorized');
+    }
+    expectError(await send('GET', '/api/v1/nope'), 404, 'not_found');
+    expectError(await send('DELETE', '/api/v1/query'), 405, 'method_not_allowed');
+    // A path only public routes have needs no key for its 405.
+    expectError(await send('POST', '/healthz', { key: null }), 405, 'method_not_allowed');
   });
 
   test('a type of the wrong JSON type is invalid_type, so its message lists the six values', async () => {

@@ -157,10 +157,11 @@ describe('methods', () => {
     expectJsonError(answer, 405, 'method_not_allowed');
   });
 
-  test.each(['TRACE', 'OPTIONS', 'PATCH', 'PROPFIND'])('%s on a route is 405 with Allow', async (method) => {
-    const answer = await raw(`${method} /api/v1/query HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+  test.each(['TRACE', 'OPTIONS', 'PATCH', 'PROPFIND'])('%s on a route is 405 with Allow to a valid key, and 401 without one', async (method) => {
+    const answer = await raw(`${method} /api/v1/query HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\nConnection: close\r\n\r\n`);
     expectJsonError(answer, 405, 'method_not_allowed');
     expect(answer.headers.allow).toBe('GET, HEAD');
+    expectJsonError(await raw(`${method} /api/v1/query HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`), 401, 'unauthorized');
   });
 
   test('a method HTTP does not know is 400 invalid_request, in JSON', async () => {

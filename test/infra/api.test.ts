@@ -78,6 +78,8 @@ function methods(template: Template): Map<string, CfnJson> {
 const ROUTES: [string, keyof Functions][] = OPERATIONS.flatMap(({ method, path, fn }) => answeredMethods(method).map((m): [string, keyof Functions] => [`${m} ${path}`, fn]));
 /** The routes without a key: the health check. */
 const PUBLIC_ROUTES: [string, keyof Functions][] = [['GET /healthz', 'health'], ['HEAD /healthz', 'health']];
+/** The resources that are no route: the root, those between it and the routes, and the greedy catch-all. */
+const NOT_FOUND_PATHS = ['/', '/api', '/api/v1', '/v1', '/{proxy+}'];
 
 describe('MemoryApi routes', () => {
   const all = methods(dev.template);
@@ -119,10 +121,20 @@ describe('MemoryApi routes', () => {
     }
   });
 
-  test('the only other methods are the health check and the 405 catch-alls, one per route path', () => {
+  test('the only other methods are the health check, the 405 catch-alls (one per route path) and the 404s of the paths no route has', () => {
     const routes = [...ROUTES, ...PUBLIC_ROUTES];
     const paths = [...new Set(routes.map(([route]) => route.split(' ')[1]!))];
-    expect([...all.keys()].sort()).toEqual([...routes.map(([route]) => route), ...paths.map((p) => `ANY ${p}`)].sort());
+    const notFound = NOT_FOUND_PATHS.map((p) => `ANY ${p}`);
+    expect([...all.keys()].sort()).toEqual([...routes.map(([route]) => route), ...paths.map((p) => `ANY ${p}`), ...notFound].sort());
+  });
+
+  test.each(NOT_FOUND_PATHS)('any method on %s answers 404 not_found, behind the authorizer (authentication comes first)', (path) => {
+    const method = all.get(`ANY ${path}`)!;
+    expect(method).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: false, Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' } });
+    const [response, ...others] = method.Integration.IntegrationResponses as CfnJson[];
+    expect(others).toEqual([]);
+    expect(response).toMatchObject({ StatusCode: '404', ResponseParameters: { 'method.response.header.Content-Type': "'application/json'" } });
+    expect(JSON.parse(response!.ResponseTemplates['application/json'] as string)).toEqual({ error: 'not_found', message: 'No route for this path' });
   });
 
   test.each(PUBLIC_ROUTES)('%s is a Lambda proxy to the health function, with no authorizer and no API key, and a throttle of its own', (route) => {
@@ -143,9 +155,10 @@ describe('MemoryApi routes', () => {
     ['/healthz', 'GET, HEAD'],
     ['/v1/classify', 'POST'],
     ['/api/v1/classify', 'POST'],
-  ])('another method on %s answers 405 method_not_allowed with Allow: %s, before authentication', (path, allow) => {
+  ])('another method on %s answers 405 method_not_allowed with Allow: %s, behind the authorizer unless the route needs no key', (path, allow) => {
     const method = all.get(`ANY ${path}`)!;
-    expect(method).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false, Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' } });
+    const auth = path === '/healthz' ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } };
+    expect(method).toMatchObject({ ...auth, ApiKeyRequired: false, Integration: { Type: 'MOCK', PassthroughBehavior: 'WHEN_NO_TEMPLATES' } });
     // No request template, so whatever the body, the mock answers with its default (selection-less) response.
     expect(method.Integration.RequestTemplates).toBeUndefined();
     const responses = method.Integration.IntegrationResponses as CfnJson[];
@@ -356,17 +369,16 @@ describe('MemoryApi and cdk-nag', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual(['AwsSolutions-APIG3']);
   });
 
-  test('only the 405 mocks and the health check are acknowledged as unauthenticated, never an operation', () => {
-    // Operations are compliant with APIG4 on their own; the acknowledgment sits on the ANY methods and on
-    // GET and HEAD /healthz, which needs no key.
+  test('only the health check and its 405 are acknowledged as unauthenticated, never an operation', () => {
+    // Operations, their 405s and the 404s are compliant with APIG4 on their own; the acknowledgment sits on
+    // GET, HEAD and ANY /healthz, which need no key.
     const acknowledges = (c: IConstruct, rule: string) =>
       c.node.metadata.some(
         (m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(m.data as object).some((k) => k.replace(/^annotation::/i, '') === rule),
       );
     const acknowledged = dev.stack.node.findAll().filter((c) => acknowledges(c, 'AwsSolutions-APIG4'));
-    const paths = new Set(ROUTES.map(([route]) => route.split(' ')[1]!));
     for (const c of acknowledged) expect(c).toBeInstanceOf(Method);
     const described = acknowledged.map((c) => `${(c as Method).httpMethod} ${(c as Method).resource.path}`);
-    expect(described.sort()).toEqual([...[...paths, '/healthz'].map((p) => `ANY ${p}`), 'GET /healthz', 'HEAD /healthz'].sort());
+    expect(described.sort()).toEqual(['ANY /healthz', 'GET /healthz', 'HEAD /healthz']);
   });
 });
