@@ -42,11 +42,16 @@ test('/console redirects to /console/, so the relative links of the page resolve
   expect(response.headers.get('location')).toBe('/console/');
 });
 
-test('nothing else is served: other names, other folders and escapes answer a JSON 404; writes answer 405', async () => {
-  for (const path of ['/console/secret.txt', '/console/..%2Fpackage.json', '/console/src/main.ts', '/console/%2e%2e/package.json', '/console/__proto__']) {
-    const response = await fetch(`${svc.url}${path}`);
-    expect({ path, status: response.status }).toEqual({ path, status: 404 });
-    expect(((await response.json()) as { error: string }).error).toBe('not_found');
+test('nothing else is served: other names, other folders and escapes answer a JSON 404 (401 without a key where no console route has the path); writes answer 405', async () => {
+  // A name in /console/ is the console's to refuse, key or none; a path no route has is 404 only to a valid
+  // key, since authentication comes first (docs/api.md, "Order of checks").
+  const paths = { '/console/secret.txt': 404, '/console/..%2Fpackage.json': 404, '/console/__proto__': 404, '/console/src/main.ts': 401, '/console/%2e%2e/package.json': 401 };
+  for (const [path, withoutKey] of Object.entries(paths)) {
+    for (const [headers, status] of [[{}, withoutKey], [{ authorization: `Bearer ${svc.tenant.api_key}` }, 404]] as const) {
+      const response = await fetch(`${svc.url}${path}`, { headers });
+      expect({ path, status: response.status }).toEqual({ path, status });
+      expect(((await response.json()) as { error: string }).error).toBe(status === 404 ? 'not_found' : 'unauthorized');
+    }
   }
   const post = await fetch(`${svc.url}/console/`, { method: 'POST', body: '{}' });
   expect(post.status).toBe(405);
