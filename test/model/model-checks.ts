@@ -56,8 +56,8 @@ export async function checkAll(m: Model, r: Real): Promise<void> {
       }
     }
     // The oracle ranks the live records from their text alone; document numbers are their seq.
-    const seqOf = r.system.indexDb().prepare<[string], number>('SELECT seq FROM records WHERE id = ?').pluck();
-    const documents = live.map((x) => ({ doc: seqOf.get(x.id)!, title: x.title, body: x.body, id: x.id })).sort((a, b) => a.doc - b.doc);
+    const seqOf = r.system.indexDb().prepare<[string, string], number>('SELECT seq FROM records WHERE tenant_id = ? AND id = ?').pluck();
+    const documents = live.map((x) => ({ doc: seqOf.get(tenantId, x.id)!, title: x.title, body: x.body, id: x.id })).sort((a, b) => a.doc - b.doc);
     const idOf = new Map(documents.map((d) => [d.doc, d.id]));
     // Filters too: an agent's, a `since` that the newest-block bounds (search_newest) may skip by, and an
     // `until` at the same instant (often a record's own created_at), which keeps exactly what `since` leaves out.
@@ -95,10 +95,17 @@ export async function checkAll(m: Model, r: Real): Promise<void> {
       }
     }
   }
-  for (const id of m.goneIds) for (const tenantId of TENANTS) same([id, await r.system.records.get(tenantId, id)], [id, null]);
-  for (const token of m.goneTokens) {
-    for (const tenantId of TENANTS) {
-      for (const [, search] of searchers) same([token, (await search.search(tenantId, { text: parseQuery(token), limit: 5, include_superseded: true })).map((h) => h.id)], [token, []]);
+  // What is gone is gone from every tenant, but for a live record of the tenant with the same id or word.
+  for (const { id } of m.goneIds) {
+    for (const [tenant, tenantId] of TENANTS.entries()) {
+      const holder = m.live.find((x) => x.tenant === tenant && x.id === id);
+      same([id, tenant, (await r.system.records.get(tenantId, id))?.title ?? null], [id, tenant, holder?.title ?? null]);
+    }
+  }
+  for (const { token } of m.goneTokens) {
+    for (const [tenant, tenantId] of TENANTS.entries()) {
+      const holders = m.live.filter((x) => x.tenant === tenant && x.token === token).map((x) => x.id);
+      for (const [, search] of searchers) same([token, tenant, (await search.search(tenantId, { text: parseQuery(token), limit: 5, include_superseded: true })).map((h) => h.id)], [token, tenant, holders]);
     }
   }
   expect(problems).toEqual([]);

@@ -38,11 +38,20 @@ export interface ModelRecord {
 /** The model: the live records, and what no read may return any more. */
 export interface Model {
   live: ModelRecord[];
-  /** Ids that are gone (or were never stored), and words that no record holds any more: no read may return them. */
-  goneIds: string[];
-  goneTokens: string[];
+  /**
+   * Ids that are gone from a tenant (or were never stored), and words that no record of a tenant holds any
+   * more: no read may return them, but for a live record that holds the same id or word (ids are each
+   * tenant's own, and a copy imported into another tenant keeps the id and the words).
+   */
+  goneIds: { tenant: number; id: string }[];
+  goneTokens: { tenant: number; token: string }[];
   words: number;
   clock: number;
+}
+
+/** An id that is gone and that the tenant does not hold now, if there is one. */
+export function goneIdOf(m: Readonly<Model>, tenant: number): string | undefined {
+  return m.goneIds.find(({ id }) => !m.live.some((x) => x.tenant === tenant && x.id === id))?.id;
 }
 
 /**
@@ -117,8 +126,8 @@ export function stored(tenant: number, agent: string, type: RecordType, text: { 
 /** Takes the records `gone` selects out of the model: their ids and words may never be read again. */
 export function forgetLocally(m: Model, gone: (r: ModelRecord) => boolean): void {
   for (const r of m.live.filter(gone)) {
-    m.goneIds.push(r.id);
-    m.goneTokens.push(r.token);
+    m.goneIds.push({ tenant: r.tenant, id: r.id });
+    m.goneTokens.push({ tenant: r.tenant, token: r.token });
   }
   m.live = m.live.filter((r) => !gone(r));
 }

@@ -66,3 +66,13 @@ test('an update that writes the new text over the old seq, where the index has n
   // The counterexample updates a record's text, alone or together with other writes.
   expect(message).toMatch(/Property failed after \d+ tests[\s\S]*Counterexample[\s\S]*(update\(|update \[\[)/);
 }, 600_000);
+
+test('ids kept unique across tenants, as before migration 14, are caught', async () => {
+  // An insert of an id another tenant holds is dropped without a word, as the old UNIQUE (id) with the
+  // import's ON CONFLICT DO NOTHING did: a copy imported beside the original is lost.
+  const message = await failure((db) =>
+    db.exec(`CREATE TEMP TRIGGER planted_global_ids BEFORE INSERT ON main.records
+      WHEN EXISTS (SELECT 1 FROM main.records WHERE id = NEW.id AND tenant_id != NEW.tenant_id) BEGIN SELECT RAISE(IGNORE); END;`),
+  );
+  expect(message).toMatch(/Property failed after \d+ tests[\s\S]*Counterexample[\s\S]*a copy of another tenant's/);
+}, 600_000);

@@ -21,6 +21,7 @@ import {
   TYPES,
   WRITE,
   forgetLocally,
+  goneIdOf,
   modelOf,
   BULK_WORD,
   pickArb,
@@ -182,7 +183,7 @@ class ChangeText implements Command {
     const current = await r.system.records.get(TENANTS[target.tenant]!, target.id);
     const record: StoredRecord = { ...current!, title: text.title, body: text.body };
     await r.system.changeText(record);
-    m.goneTokens.push(target.token);
+    m.goneTokens.push({ tenant: target.tenant, token: target.token });
     Object.assign(target, { title: text.title, body: text.body, token: text.token });
   }
   toString = () => `changeText(${this.pick}, ${JSON.stringify(this.text)})`;
@@ -213,8 +214,10 @@ class ForgetIds implements Command {
   async run(m: Model, r: Real) {
     const named = [...new Set(this.picks.map((p) => picked(m, p)))];
     const ids = named.map((x) => x.id);
-    if (this.withGone && m.goneIds.length > 0) ids.push(m.goneIds[0]!);
-    const gone = (x: ModelRecord) => x.tenant === this.tenant && named.includes(x);
+    const goneId = this.withGone ? goneIdOf(m, this.tenant) : undefined;
+    if (goneId !== undefined) ids.push(goneId);
+    // By id within the tenant: a record of another tenant names the tenant's copy of it, if it has one.
+    const gone = (x: ModelRecord) => x.tenant === this.tenant && ids.includes(x.id);
     const expected = m.live.filter(gone).length;
     const outcome = await finished(r, this.tenant, await r.system.records.forget(TENANTS[this.tenant]!, { ids }, { dryRun: false, at: new Date(BASE + 1000 * m.clock++) }));
     expect(outcome).toEqual({ matched: expected, deleted: expected });
@@ -223,9 +226,20 @@ class ForgetIds implements Command {
   toString = () => `forgetIds(t${this.tenant}, ${JSON.stringify(this.picks)}${this.withGone ? ', and a gone id' : ''})`;
 }
 
-/** An import: ids and creation times kept (some in the future); `bulk` imports more than a block of postings of one word. */
+/**
+ * An import: ids and creation times kept (some in the future); `bulk` imports more than a block of postings of
+ * one word; `again`, one of the tenant's own records, which is skipped; `copy`, a record of another tenant as
+ * stored, which the tenant does not hold: the same id, a record of its own (ids are each tenant's own).
+ */
 class Import implements Command {
-  constructor(readonly tenant: number, readonly texts: Text[], readonly future: boolean, readonly bulk: boolean, readonly again: boolean) {}
+  constructor(
+    readonly tenant: number,
+    readonly texts: Text[],
+    readonly future: boolean,
+    readonly bulk: boolean,
+    readonly again: boolean,
+    readonly copy: boolean,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const texts = this.bulk ? Array.from({ length: BULK }, (_, i) => this.texts[i % this.texts.length]!) : this.texts;
@@ -238,11 +252,15 @@ class Import implements Command {
     // A record of the tenant already stored is skipped: the import runs again without change.
     const mine = m.live.find((x) => x.tenant === this.tenant);
     if (this.again && mine) records.push(storedOf(mine));
+    const theirs = this.copy ? m.live.find((x) => x.tenant !== this.tenant && !m.live.some((y) => y.tenant === this.tenant && y.id === x.id)) : undefined;
+    if (theirs) records.push((await r.system.records.get(TENANTS[theirs.tenant]!, theirs.id))!);
     const result = await r.system.records.import(TENANTS[this.tenant]!, records);
-    expect(result).toEqual({ imported: made.length, skipped: this.again && mine ? 1 : 0 });
+    expect(result).toEqual({ imported: made.length + (theirs ? 1 : 0), skipped: this.again && mine ? 1 : 0 });
     for (const { record, token } of made) m.live.push(modelOf(record, this.tenant, token));
+    if (theirs) m.live.push({ ...theirs, tenant: this.tenant });
   }
-  toString = () => `import(t${this.tenant}, ${this.bulk ? BULK : this.texts.length} records${this.future ? ', future' : ''}${this.again ? ', one again' : ''})`;
+  toString = () =>
+    `import(t${this.tenant}, ${this.bulk ? BULK : this.texts.length} records${this.future ? ', future' : ''}${this.again ? ', one again' : ''}${this.copy ? ", a copy of another tenant's" : ''})`;
 }
 
 class EraseTenant implements Command {
@@ -349,8 +367,8 @@ const commands = [
   fc.tuple(pickArb, textArb).map(([p, x]) => new ChangeText(p, x)),
   fc.tuple(tenantArb, fc.option(fc.constantFrom(...AGENTS), { nil: undefined }), fc.option(fc.nat({ max: 60 }), { nil: undefined })).map(([t, a, b]) => new Forget(t, a, b)),
   fc.tuple(tenantArb, fc.array(pickArb, { minLength: 1, maxLength: 4 }), fc.boolean()).map(([t, p, g]) => new ForgetIds(t, p, g)),
-  fc.tuple(tenantArb, fc.array(textArb, { minLength: 1, maxLength: 4 }), fc.boolean(), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()).map(
-    ([t, x, f, bulk, again]) => new Import(t, x, f, bulk < 0.15, again),
+  fc.tuple(tenantArb, fc.array(textArb, { minLength: 1, maxLength: 4 }), fc.boolean(), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), fc.boolean()).map(
+    ([t, x, f, bulk, again, copy]) => new Import(t, x, f, bulk < 0.15, again, copy),
   ),
   tenantArb.map((t) => new EraseTenant(t)),
   fc.tuple(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 6 })).map(([d, t]) => new MergeStep(d, t)),

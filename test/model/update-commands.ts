@@ -2,7 +2,7 @@ import { expect } from '@jest/globals';
 import fc from 'fast-check';
 import type { RecordType } from '../../shared/domain/record.js';
 import type { RecordPatch } from '../../shared/domain/schemas.js';
-import { AGENTS, BASE, TENANTS, TYPES, WRITE, modelOf, pickArb, picked, stored, textArb, textOf, type Command, type Model, type Pick, type Real, type Text } from './model-parts.js';
+import { AGENTS, BASE, TENANTS, TYPES, WRITE, goneIdOf, modelOf, pickArb, picked, stored, textArb, textOf, type Command, type Model, type Pick, type Real, type Text } from './model-parts.js';
 
 /**
  * The commands of the search index's model that correct records (decisions.md, "Version 1.2"): an update
@@ -41,7 +41,7 @@ export async function applyUpdates(m: Model, r: Real, specs: readonly UpdateSpec
   for (const [i, { target, text, patch, at }] of planned.entries()) {
     expect(results[i]).toMatchObject({ id: target.id, version: target.version + 1, updated_at: at.toISOString(), type: patch.type });
     if (text) {
-      m.goneTokens.push(target.token);
+      m.goneTokens.push({ tenant: target.tenant, token: target.token });
       Object.assign(target, { title: text.title, body: text.body, token: text.token });
     }
     target.type = patch.type!;
@@ -86,15 +86,16 @@ export class Supersede implements Command {
     const targets = [...new Set(this.picks.map((p) => picked(m, p)))].filter((x) => x.tenant === first.tenant);
     const agent = this.agentBound ? first.agent : null;
     const ids = targets.map((x) => x.id);
-    if (this.withGone && m.goneIds.length > 0) ids.push(m.goneIds[0]!);
+    const goneId = this.withGone ? goneIdOf(m, first.tenant) : undefined;
+    if (goneId !== undefined) ids.push(goneId);
     const refused = ids.find((id) => !targets.some((x) => x.id === id && (agent === null || x.agent === agent)));
     const text = textOf(m, this.text);
     const record = stored(first.tenant, agent ?? AGENTS[0]!, 'fact', text, BASE + 1000 * m.clock++);
     const attempt = r.system.records.create(TENANTS[first.tenant]!, record, { ...WRITE, supersedes: { ids, agentId: agent } });
     if (refused !== undefined) {
       await expect(attempt).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining(refused) });
-      m.goneIds.push(record.id);
-      m.goneTokens.push(text.token);
+      m.goneIds.push({ tenant: first.tenant, id: record.id });
+      m.goneTokens.push({ tenant: first.tenant, token: text.token });
       return;
     }
     await attempt;
