@@ -17,7 +17,7 @@ const changeable = RECORD_COLUMNS.filter((column) => column !== 'id' && column !
 /** A record (recordParams), under a seq above every seq given before. */
 export const INSERT_RECORD = `INSERT INTO records (seq, ${columns}) VALUES (${NEXT_SEQ_SQL}, ${values})`;
 
-/** As INSERT_RECORD, but an id that any tenant holds already inserts nothing: an import. */
+/** As INSERT_RECORD, but an id the tenant holds already inserts nothing (ids are each tenant's own): an import. */
 export const IMPORT_RECORD = `${INSERT_RECORD} ON CONFLICT (tenant_id, id) DO NOTHING`;
 
 /** A new version of the record at `@seq`, from the stream or an update that keeps its text: every column but its id and tenant. */
